@@ -1,0 +1,65 @@
+import { z } from "zod";
+
+/** Splits a rollout can belong to: training, and the two halves of the locked evaluation. */
+export const splitSchema = z.enum(["train", "promotion", "sealed"]);
+export type Split = z.infer<typeof splitSchema>;
+
+export const toolCallSchema = z.object({
+  id: z.string().optional(),
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+});
+export type ToolCall = z.infer<typeof toolCallSchema>;
+
+/** One turn of a multi-turn trajectory (chat-completions roles; tool results carry the tool's name). */
+export const turnSchema = z.object({
+  role: z.enum(["system", "user", "assistant", "tool"]),
+  content: z.string(),
+  toolCalls: z.array(toolCallSchema).optional(),
+  toolName: z.string().optional(),
+  isError: z.boolean().optional(),
+});
+export type Turn = z.infer<typeof turnSchema>;
+
+/** Outcome of running tests or a grader against the response, when the task has them. */
+export const testResultsSchema = z.object({
+  passed: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  // Grader's own class, e.g. "Wrong Answer", "Time Limit Exceeded", "Runtime Error", "Compilation Error".
+  status: z.string().optional(),
+  message: z.string().optional(),
+});
+export type TestResults = z.infer<typeof testResultsSchema>;
+
+/**
+ * One line of `rollouts/{train,eval}/step_{N}.jsonl` (evo.job/v1). Run, branch and job ids are
+ * not in the line: they come from the job the file belongs to.
+ */
+export const rolloutSchema = z
+  .object({
+    // Stable per branch: the same rollout always gets the same uid, so re-ingest is idempotent.
+    uid: z.string().min(1),
+    split: splitSchema,
+    step: z.number().int().nonnegative(),
+    taskId: z.string().min(1),
+    groupId: z.string().min(1),
+    sample: z.number().int().nonnegative(),
+    prompt: z.string(),
+    response: z.string().optional(),
+    trajectory: z.array(turnSchema).optional(),
+    reward: z.number(),
+    rewardComponents: z.record(z.string(), z.number()).default({}),
+    responseTokens: z.number().int().nonnegative(),
+    turns: z.number().int().positive().default(1),
+    // "stop" | "length" | "tool_calls" | "error" | trainer-specific values.
+    finishReason: z.string().optional(),
+    truncated: z.boolean().default(false),
+    groundTruth: z.unknown().optional(),
+    testResults: testResultsSchema.optional(),
+    extra: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine((r) => r.response !== undefined || r.trajectory !== undefined, {
+    error: "a rollout needs a response or a trajectory",
+    path: ["response"],
+  });
+export type Rollout = z.infer<typeof rolloutSchema>;
