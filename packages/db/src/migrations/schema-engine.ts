@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
 import * as bindings from "@prisma/schema-engine-wasm/schema_engine_bg";
 
 let initialised = false;
@@ -25,6 +26,24 @@ export type SchemaEngine = bindings.SchemaEngine;
 /** Opens a schema engine on the database at `url`; `log` receives the engine's log lines. */
 export async function openSchemaEngine(url: string, log: (line: string) => void = () => {}): Promise<SchemaEngine> {
   initWasm();
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ connectionString: url }));
-  return bindings.SchemaEngine.new({ datamodels: undefined }, log, adapter);
+  return bindings.SchemaEngine.new({ datamodels: undefined }, log, bindMigrationAwareSqlAdapterFactory(wholeScriptPg(url)));
+}
+
+/**
+ * `@prisma/adapter-pg` runs a migration script by splitting it on every ";", which breaks any
+ * statement with a semicolon inside (a PL/pgSQL function body, a string literal). Postgres runs
+ * a multi-statement script itself, in one implicit transaction, as the native engine does.
+ */
+function wholeScriptPg(url: string): PrismaPg {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const factory = new PrismaPg(pool, { disposeExternalPool: true });
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => {
+    const adapter = await connect();
+    adapter.executeScript = async (script: string) => {
+      await pool.query(script);
+    };
+    return adapter;
+  };
+  return factory;
 }

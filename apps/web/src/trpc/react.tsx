@@ -1,0 +1,43 @@
+"use client";
+
+import { useState, type ReactNode } from "react";
+import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchStreamLink, loggerLink } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import SuperJSON from "superjson";
+import type { AppRouter } from "@evotrainer/api";
+import { createQueryClient } from "./query-client";
+
+export const { useTRPC, TRPCProvider } = createTRPCContext<AppRouter>();
+
+let browserQueryClient: QueryClient | undefined;
+function getQueryClient(): QueryClient {
+  // The server renders with a fresh client per request; the browser keeps one for the session.
+  if (typeof window === "undefined") return createQueryClient();
+  return (browserQueryClient ??= createQueryClient());
+}
+
+export function TRPCReactProvider({ children }: { children: ReactNode }) {
+  const queryClient = getQueryClient();
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({
+      links: [
+        loggerLink({
+          enabled: (op) => process.env.NODE_ENV === "development" || (op.direction === "down" && op.result instanceof Error),
+        }),
+        httpBatchStreamLink({
+          transformer: SuperJSON,
+          url: "/api/trpc",
+          headers: () => ({ "x-trpc-source": "nextjs-react" }),
+        }),
+      ],
+    }),
+  );
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}

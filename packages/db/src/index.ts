@@ -1,0 +1,4 @@
+export * from "./client.ts";
+export * from "./env.ts";
+export * from "./generated/prisma/client.ts";
+export * from "./ping.ts";

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { QueueName } from "./queue-names.ts";
+
+const id = z.string().min(1).max(64);
+const runStep = z.strictObject({ runId: id, round: z.number().int().nonnegative() });
+const branchStep = z.strictObject({ runId: id, branchId: id });
+const jobStep = z.strictObject({ runId: id, branchId: id, jobId: id });
+
+/** The payload each queue carries: ids only. The rows they point at in Postgres are the truth. */
+export const payloadSchemas = {
+  [QueueName.Diagnose]: branchStep,
+  [QueueName.HarnessCheck]: runStep,
+  [QueueName.Propose]: runStep,
+  [QueueName.Backtest]: z.strictObject({ runId: id, interventionId: id }),
+  [QueueName.Dispatch]: branchStep,
+  [QueueName.Monitor]: jobStep,
+  [QueueName.Ingest]: jobStep,
+  [QueueName.Verdict]: branchStep,
+  [QueueName.Decide]: branchStep,
+  [QueueName.Skills]: branchStep,
+  [QueueName.Reconcile]: z.strictObject({}),
+} satisfies Record<QueueName, z.ZodType>;
+
+export type Payload<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;
+
+/**
+ * Deterministic id of a step, used to deduplicate it. Safe as a BullMQ job id too
+ * (BullMQ forbids ":" and all-digit ids), hence the queue name first and "-" as separator.
+ */
+export function jobIdFor<Q extends QueueName>(queue: Q, payload: Payload<Q>): string {
+  const parts = Object.keys(payload)
+    .sort()
+    .map((key) => String((payload as Record<string, unknown>)[key]));
+  return [queue, ...parts].join("-");
+}

@@ -1,0 +1,36 @@
+import { Redis } from "ioredis";
+
+export interface ServiceCheck {
+  ok: boolean;
+  /** What went wrong and how to fix it; absent when ok. */
+  error?: string;
+}
+
+/** Sends PING over a fresh fail-fast connection and says how to fix a failure. */
+export async function pingRedis(redisUrl: string, timeoutMs = 2_000): Promise<ServiceCheck> {
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: timeoutMs,
+    retryStrategy: () => null,
+  });
+  // ioredis also emits connection errors as events; the rejected promise below reports them.
+  redis.on("error", () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+    return { ok: true };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message || error.name : String(error);
+    return {
+      ok: false,
+      error:
+        `Redis is unreachable at ${redisUrl} (${reason}). ` +
+        'Start it with `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`, ' +
+        "or `docker compose up -d redis`, or point REDIS_URL at a running server.",
+    };
+  } finally {
+    redis.disconnect();
+  }
+}
