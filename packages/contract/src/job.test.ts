@@ -51,7 +51,7 @@ describe("job.json", () => {
         ...job,
         contract: "evo.job/v2",
         kind: "finetune",
-        evaluation: { ...job.evaluation, promotion: { dataset: "d", taskcount: 3 } },
+        evaluation: { ...job.evaluation, promotion: { ...job.evaluation.promotion, taskcount: 3 } },
       }),
     );
     const error = await readJobError(file);

@@ -14,11 +14,19 @@ export type Domain = z.infer<typeof domainSchema>;
 export const evalSplitSchema = z.enum(["promotion", "sealed"]);
 export type EvalSplit = z.infer<typeof evalSplitSchema>;
 
+/**
+ * How one locked split is evaluated. Per split, as core's locked evaluation holds it, so the
+ * control plane copies the run's protocol into the job without reshaping it.
+ */
 export const evalSplitSpecSchema = z.strictObject({
   // Resolved by the adapter: a path, a URI, or a generator name such as the gym's.
   dataset: z.string().min(1),
   // How many tasks of the dataset to use, taken in the dataset's own order; all of them when absent.
   taskCount: z.number().int().positive().optional(),
+  samplesPerTask: z.number().int().positive(),
+  temperature: z.number().min(0).max(2),
+  maxResponseTokens: z.number().int().positive(),
+  grader: z.string().min(1),
 });
 export type EvalSplitSpec = z.infer<typeof evalSplitSpecSchema>;
 
@@ -26,9 +34,7 @@ export type EvalSplitSpec = z.infer<typeof evalSplitSpecSchema>;
 export const evaluationProtocolSchema = z.strictObject({
   promotion: evalSplitSpecSchema,
   sealed: evalSplitSpecSchema,
-  samplesPerTask: z.number().int().positive(),
-  temperature: z.number().nonnegative(),
-  grader: z.string().min(1),
+  // Sampling seed of evaluation, apart from the job's seed so that every branch sees the same draws.
   seed: z.number().int().nonnegative(),
 });
 export type EvaluationProtocol = z.infer<typeof evaluationProtocolSchema>;
@@ -96,6 +102,8 @@ export function writeJob(file: string, job: JobInput): Promise<Job> {
 /** Reads and validates `job.json`; a missing file is an error here, since a job cannot run without it. */
 export async function readJob(file: string): Promise<Job> {
   const job = await readJsonFile(file, jobSchema, what);
-  if (job === null) throw new ContractFileError(file, `not found; expected the ${what} file written by the control plane`);
+  if (job === null) {
+    throw new ContractFileError(file, `not found; expected the ${what} file written by the control plane`);
+  }
   return job;
 }

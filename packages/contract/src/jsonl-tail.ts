@@ -52,7 +52,8 @@ export async function readJsonlFrom(file: string, options: JsonlTailOptions): Pr
   const { byteOffset, lineNumber } = options;
   const maxBytes = options.maxBytes ?? 8 * 1024 * 1024;
   const chunkBytes = options.chunkBytes ?? 64 * 1024;
-  if (!Number.isSafeInteger(byteOffset) || byteOffset < 0 || !Number.isSafeInteger(lineNumber) || lineNumber < 0) {
+  const isCount = (n: number) => Number.isSafeInteger(n) && n >= 0;
+  if (!isCount(byteOffset) || !isCount(lineNumber)) {
     throw new RangeError(`invalid JSONL cursor {byteOffset: ${byteOffset}, lineNumber: ${lineNumber}}`);
   }
   if (!(maxBytes > 0) || !(chunkBytes > 0)) throw new RangeError("maxBytes and chunkBytes must be positive");
@@ -71,7 +72,8 @@ export async function readJsonlFrom(file: string, options: JsonlTailOptions): Pr
     if (size < byteOffset) {
       throw new ContractFileError(
         file,
-        `is ${size} bytes, shorter than the cursor at byte ${byteOffset}: it was truncated or rewritten; re-read it from the start`,
+        `is ${size} bytes, shorter than the cursor at byte ${byteOffset}: ` +
+          "it was truncated or rewritten; re-read it from the start",
       );
     }
     let position = byteOffset;

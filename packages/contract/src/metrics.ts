@@ -25,7 +25,8 @@ export async function appendMetrics(
   );
   const parsed = metricsLineSchema.safeParse({ step, data: finite });
   if (!parsed.success) {
-    throw new ContractFileError(file, "refusing to append an invalid metrics line:", describeZodIssues(parsed.error.issues));
+    const issues = describeZodIssues(parsed.error.issues);
+    throw new ContractFileError(file, "refusing to append an invalid metrics line:", issues);
   }
   await appendJsonLines(file, [parsed.data]);
   return parsed.data;

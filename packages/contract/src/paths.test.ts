@@ -39,7 +39,7 @@ describe("parseContractPath", () => {
     expect(parseContractPath(p.status, "/out")).toEqual({ kind: "status" });
     expect(parseContractPath(p.latestCheckpoint, "/out")).toEqual({ kind: "checkpoint" });
     expect(parseContractPath(p.rolloutsFile("train", 7), "/out")).toEqual({ kind: "rollouts", split: "train", step: 7 });
-    expect(parseContractPath(p.rolloutsFile("eval", 40), "/out")).toEqual({ kind: "rollouts", split: "eval", step: 40 });
+    expect(parseContractPath(p.rolloutsFile("eval", 4), "/out")).toEqual({ kind: "rollouts", split: "eval", step: 4 });
     expect(parseContractPath(p.evalFile(40), "/out")).toEqual({ kind: "eval", step: 40 });
   });
 

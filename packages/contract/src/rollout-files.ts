@@ -1,8 +1,8 @@
+import type { z } from "zod";
 import { ContractFileError, describeZodIssues } from "./contract-error.ts";
 import { appendJsonLines } from "./jsonl-append.ts";
 import { paths, type RolloutDir } from "./paths.ts";
 import { rolloutSchema, type Rollout } from "./rollout.ts";
-import type { z } from "zod";
 
 /**
  * Appends rollouts to `rollouts/{train,eval}/step_{step}.jsonl`. Rows are validated and must belong

@@ -51,7 +51,13 @@ describe("round trips: what the trainer writes, the control plane reads back unc
     const train = [validRollout(), validRollout({ uid: "u2", sample: 1, reward: 0, truncated: true })];
     const evalRows = [
       validRollout({ uid: "e1", split: "promotion", step: 10 }),
-      validRollout({ uid: "e2", split: "sealed", step: 10, response: undefined, trajectory: [{ role: "assistant", content: "hi" }] }),
+      validRollout({
+        uid: "e2",
+        split: "sealed",
+        step: 10,
+        response: undefined,
+        trajectory: [{ role: "assistant", content: "hi" }],
+      }),
     ];
     const writtenTrain = await appendRollouts(dir, "train", 3, train);
     const writtenEval = await appendRollouts(dir, "eval", 10, evalRows);
@@ -98,22 +104,36 @@ describe("round trips: what the trainer writes, the control plane reads back unc
     expect(await readStatus(dir)).toBeNull();
     await writeStatus(dir, { state: "running" });
     expect(await readStatus(dir)).toEqual({ state: "running", exitCode: null, lastStep: null });
-    const failed = { state: "failed", exitCode: 75, failureClass: "preempted", lastStep: 12, message: "SIGTERM" } as const;
+    const failed = { state: "failed", exitCode: 75, failureClass: "preempted", lastStep: 12, message: "drained" } as const;
     await writeStatus(dir, failed);
     expect(await readStatus(dir)).toEqual(failed);
   });
 });
 
 describe("readers name the file for malformed content", () => {
+  const badTask = { taskId: "t", samples: 1, meanReward: 1, passRate: 2 };
+  const badEval = { step: 1, splits: { promotion: { score: 1, tasks: [badTask] } } };
   it.each([
-    ["status", () => readStatus(dir), () => paths(dir).status, '{"state":"done"}', "state"],
-    ["heartbeat", () => readHeartbeat(dir), () => paths(dir).heartbeat, '{"step":1,"time":"yesterday","phase":"rollout","progress":0}', "time"],
-    ["checkpoint", () => readCheckpoint(dir), () => paths(dir).latestCheckpoint, '{"step":1,"createdAt":"2026-05-01T00:00:00Z"}', "path"],
-    ["eval", () => readEval(dir, 1), () => paths(dir).evalFile(1), '{"step":1,"splits":{"promotion":{"score":1,"tasks":[{"taskId":"t","samples":1,"meanReward":1,"passRate":2}]}}}', "splits.promotion.tasks[0].passRate"],
+    ["status", () => readStatus(dir), () => paths(dir).status, { state: "done" }, "state"],
+    [
+      "heartbeat",
+      () => readHeartbeat(dir),
+      () => paths(dir).heartbeat,
+      { step: 1, time: "yesterday", phase: "rollout", progress: 0 },
+      "time",
+    ],
+    [
+      "checkpoint",
+      () => readCheckpoint(dir),
+      () => paths(dir).latestCheckpoint,
+      { step: 1, createdAt: "2026-05-01T00:00:00Z" },
+      "path",
+    ],
+    ["eval", () => readEval(dir, 1), () => paths(dir).evalFile(1), badEval, "splits.promotion.tasks[0].passRate"],
   ])("%s", async (_name, read, file, content, field) => {
     const target = file();
     await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, content);
+    await writeFile(target, JSON.stringify(content));
     const error = await read().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContractFileError);
     expect((error as ContractFileError).file).toBe(target);

@@ -42,7 +42,8 @@ export const statusSchema = z
       if (byCode === null) {
         issue("exitCode", "a failed job does not exit with 0");
       } else if (pinnedByCode.has(status.failureClass) && byCode !== status.failureClass) {
-        issue("exitCode", `${status.failureClass} exits with ${exitCodeFor(status.failureClass)}, not ${status.exitCode}`);
+        const expected = exitCodeFor(status.failureClass);
+        issue("exitCode", `${status.failureClass} exits with ${expected}, not ${status.exitCode}`);
       } else if (pinnedByCode.has(byCode) && byCode !== status.failureClass) {
         issue("failureClass", `exit code ${status.exitCode} means ${byCode}, not ${status.failureClass}`);
       }

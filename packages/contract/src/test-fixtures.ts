@@ -1,7 +1,9 @@
 // Valid values of each contract type, for tests to start from and break one field at a time.
-import type { JobInput } from "./job.ts";
 import type { z } from "zod";
+import type { JobInput } from "./job.ts";
 import type { rolloutSchema } from "./rollout.ts";
+
+const evalSettings = { samplesPerTask: 4, temperature: 0.6, maxResponseTokens: 4096, grader: "hidden_tests" };
 
 export function validJob(outputDir = "/tmp/evo/job-1"): JobInput {
   return {
@@ -14,11 +16,8 @@ export function validJob(outputDir = "/tmp/evo/job-1"): JobInput {
     policy: { base: "gym:swe", checkpoint: "/ckpt/branch-1/step_20" },
     recipe: { algo: { estimator: "grpo", lr: 1e-6, groupSize: 8 }, reward: { components: { tests: 1 } } },
     evaluation: {
-      promotion: { dataset: "gym:swe/promotion", taskCount: 64 },
-      sealed: { dataset: "gym:swe/sealed" },
-      samplesPerTask: 4,
-      temperature: 0.6,
-      grader: "hidden_tests",
+      promotion: { dataset: "gym:swe/promotion", taskCount: 64, ...evalSettings },
+      sealed: { dataset: "gym:swe/sealed", ...evalSettings },
       seed: 7,
     },
     budget: { maxSeconds: 3600, maxSteps: 40, gpuCount: 0 },

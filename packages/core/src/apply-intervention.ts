@@ -1,7 +1,7 @@
 import { changedFactors } from "./factors.ts";
 import type { Intervention } from "./intervention.ts";
 import { applyJsonPatch } from "./json-patch.ts";
-import { touchedEvaluationPath, type LockedEvaluation } from "./locked-evaluation.ts";
+import { changedEvaluationPath, touchedEvaluationPath, type LockedEvaluation } from "./locked-evaluation.ts";
 import { recipeSchema, type Recipe } from "./recipe.ts";
 
 export type RejectionReason =
@@ -27,7 +27,9 @@ export function applyIntervention(
   lockedEvaluation: LockedEvaluation,
 ): ApplyResult {
   for (const op of intervention.patch) {
-    for (const path of "from" in op ? [op.path, op.from] : [op.path]) {
+    // Reading a locked value (test, or the source of a copy) changes nothing; writing one does.
+    if (op.op === "test") continue;
+    for (const path of op.op === "move" ? [op.path, op.from] : [op.path]) {
       const locked = touchedEvaluationPath(path, lockedEvaluation);
       if (locked !== undefined) {
         return {
@@ -43,6 +45,11 @@ export function applyIntervention(
   const patched = applyJsonPatch(recipe, intervention.patch);
   if (!patched.ok) {
     return { ok: false, reason: "patch_failed", message: `patch operation ${patched.opIndex} failed: ${patched.message}` };
+  }
+
+  const rewritten = changedEvaluationPath(recipe, patched.document, lockedEvaluation);
+  if (rewritten !== undefined) {
+    return { ok: false, reason: "touches_locked_evaluation", message: `the patch changes the locked evaluation (${rewritten})`, path: rewritten };
   }
 
   const { factors, unknown } = changedFactors(recipe, patched.document);

@@ -81,12 +81,21 @@ describe("applyIntervention", () => {
     expect(verlVal).toMatchObject({ ok: false, reason: "touches_locked_evaluation", path: "/passthrough/verl/actor_rollout_ref.rollout.val_kwargs.temperature" });
     const evalSection = applyIntervention(recipe, intervention("eval", [{ op: "add", path: "/eval", value: { samplesPerTask: 1 } }]), locked);
     expect(evalSection).toMatchObject({ ok: false, reason: "touches_locked_evaluation" });
-    const runLocked = applyIntervention(recipe, intervention("passthrough.verl.custom_reward_function.path", [
-      { op: "copy", from: "/passthrough/verl/custom_reward_function.path", path: "/passthrough/verl/x" },
+    const withReward = { ...recipe, passthrough: { verl: { "custom_reward_function.path": "grader.py", "trainer.test_freq": 5 } } };
+    const runLocked = applyIntervention(withReward, intervention("passthrough.verl.custom_reward_function.path", [
+      { op: "move", from: "/passthrough/verl/custom_reward_function.path", path: "/passthrough/verl/x" },
     ]), locked);
-    expect(runLocked).toMatchObject({ ok: false, reason: "touches_locked_evaluation" });
-    const wholeSection = applyIntervention(recipe, intervention("passthrough", [{ op: "replace", path: "/passthrough", value: {} }]), locked);
-    expect(wholeSection).toMatchObject({ ok: false, reason: "touches_locked_evaluation" });
+    expect(runLocked).toMatchObject({ ok: false, reason: "touches_locked_evaluation", path: "/passthrough/verl/custom_reward_function.path" });
+    // Rewriting the whole section drops trainer.test_freq without naming it.
+    const wholeSection = applyIntervention(withReward, intervention("passthrough.verl.x", [
+      { op: "replace", path: "/passthrough/verl", value: { "custom_reward_function.path": "grader.py", x: 1 } },
+    ]), locked);
+    expect(wholeSection).toMatchObject({ ok: false, reason: "touches_locked_evaluation", path: "/passthrough/verl/trainer.test_freq" });
+    // Creating the section for an ordinary key is no touch.
+    const newSection = applyIntervention(recipe, intervention("passthrough.verl.actor_rollout_ref.actor.ppo_epochs", [
+      { op: "add", path: "/passthrough/verl", value: { "actor_rollout_ref.actor.ppo_epochs": 2 } },
+    ]), locked);
+    expect(newSection.ok).toBe(true);
   });
 
   it("rejects an unknown factor, a failing op, a no-op, a mislabelled factor and an invalid result", () => {

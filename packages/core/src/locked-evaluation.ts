@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { deepEqual } from "./json-patch.ts";
 import { parsePointer } from "./json-pointer.ts";
 
 const evalSplitSchema = z.strictObject({
@@ -42,20 +43,50 @@ export const EVALUATION_PATHS: readonly string[] = [
   "/passthrough/trl/per_device_eval_batch_size",
 ];
 
-/** The locked location a patch path touches, if any (same place, inside it, or containing it). */
+function lockedPaths(locked: LockedEvaluation): string[] {
+  return [...EVALUATION_PATHS, ...locked.lockedPaths];
+}
+
+/** The locked location a patch path writes at or inside, if any. */
 export function touchedEvaluationPath(path: string, locked: LockedEvaluation): string | undefined {
   const tokens = parsePointer(path);
-  return [...EVALUATION_PATHS, ...locked.lockedPaths].find((lockedPath) => overlaps(tokens, parsePointer(lockedPath)));
+  return lockedPaths(locked).find((lockedPath) => {
+    const lockedTokens = parsePointer(lockedPath);
+    return lockedTokens.length <= tokens.length && lockedTokens.every((t, i) => sameOrInside(tokens[i]!, t));
+  });
+}
+
+/**
+ * The locked location whose settings differ between two documents, if any: catches a patch that
+ * rewrites a whole section containing evaluation settings without naming them.
+ */
+export function changedEvaluationPath(before: unknown, after: unknown, locked: LockedEvaluation): string | undefined {
+  return lockedPaths(locked).find((lockedPath) => {
+    const tokens = parsePointer(lockedPath);
+    return !deepEqual(settingsAt(before, tokens), settingsAt(after, tokens));
+  });
 }
 
 // Passthrough keys are dotted Hydra paths held in one token, so "actor_rollout_ref.rollout.val_kwargs"
-// must also cover "actor_rollout_ref.rollout.val_kwargs.temperature".
-function overlaps(a: readonly string[], b: readonly string[]): boolean {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x !== y && !x.startsWith(`${y}.`) && !y.startsWith(`${x}.`)) return false;
-  }
-  return true;
+// also covers the key "actor_rollout_ref.rollout.val_kwargs.temperature".
+function sameOrInside(token: string, lockedToken: string): boolean {
+  return token === lockedToken || token.startsWith(`${lockedToken}.`);
+}
+
+function settingsAt(doc: unknown, tokens: readonly string[]): Record<string, unknown> {
+  const found: Record<string, unknown> = {};
+  const walk = (node: unknown, rest: readonly string[], at: string): void => {
+    if (rest.length === 0) {
+      found[at] = node;
+      return;
+    }
+    if (typeof node !== "object" || node === null || Array.isArray(node)) return;
+    const [head, ...tail] = rest;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === head) walk(value, tail, `${at}/${key}`);
+      else if (tail.length === 0 && sameOrInside(key, head!)) found[`${at}/${key}`] = value;
+    }
+  };
+  walk(doc, tokens, "");
+  return found;
 }

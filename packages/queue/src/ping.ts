@@ -15,14 +15,18 @@ export async function pingRedis(redisUrl: string, timeoutMs = 2_000): Promise<Se
     connectTimeout: timeoutMs,
     retryStrategy: () => null,
   });
-  // ioredis also emits connection errors as events; the rejected promise below reports them.
-  redis.on("error", () => {});
+  // The socket error (ECONNREFUSED, ENOTFOUND…) arrives as an event; the rejected promise only says "Connection is closed".
+  let socketError: Error | undefined;
+  redis.on("error", (error: Error) => {
+    socketError ??= error;
+  });
   try {
     await redis.connect();
     await redis.ping();
     return { ok: true };
   } catch (error) {
-    const reason = error instanceof Error ? error.message || error.name : String(error);
+    const cause = socketError ?? error;
+    const reason = cause instanceof Error ? cause.message || cause.name : String(cause);
     return {
       ok: false,
       error:

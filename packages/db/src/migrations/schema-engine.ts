@@ -8,6 +8,12 @@ import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-util
 import pg from "pg";
 import * as bindings from "@prisma/schema-engine-wasm/schema_engine_bg";
 
+// Node 20's type definitions lack the WebAssembly global; declare the part used here.
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: Record<string, unknown>) => { exports: Record<string, unknown> };
+};
+
 let initialised = false;
 
 function initWasm(): void {
@@ -15,7 +21,7 @@ function initWasm(): void {
   // The package's entry does `import "./x.wasm"`, which Node 20 cannot load; instantiate it by hand.
   const wasmPath = fileURLToPath(import.meta.resolve("@prisma/schema-engine-wasm/schema_engine_bg").replace(/\.js$/, ".wasm"));
   const module = new WebAssembly.Module(readFileSync(wasmPath));
-  const instance = new WebAssembly.Instance(module, { "./schema_engine_bg.js": bindings as unknown as WebAssembly.ModuleImports });
+  const instance = new WebAssembly.Instance(module, { "./schema_engine_bg.js": bindings });
   bindings.__wbg_set_wasm(instance.exports);
   (instance.exports.__wbindgen_start as () => void)();
   initialised = true;

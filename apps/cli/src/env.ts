@@ -1,0 +1,11 @@
+import { z } from "zod";
+import { databaseEnvSchema, loadEnv } from "@evotrainer/db";
+import { redisEnvSchema } from "@evotrainer/queue";
+
+export const cliEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).extend({
+  EVO_WEB_PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
+});
+
+export type CliEnv = z.infer<typeof cliEnvSchema>;
+
+export const loadCliEnv = (): CliEnv => loadEnv(cliEnvSchema, process.env, "evotrainer");
