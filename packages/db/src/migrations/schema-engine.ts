@@ -2,7 +2,7 @@
 // The Prisma CLI would download a native engine for this; the WASM build needs no download,
 // so migrations work the same on a machine with or without internet.
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
@@ -19,7 +19,7 @@ let initialised = false;
 function initWasm(): void {
   if (initialised) return;
   // The package's entry does `import "./x.wasm"`, which Node 20 cannot load; instantiate it by hand.
-  const wasmPath = fileURLToPath(import.meta.resolve("@prisma/schema-engine-wasm/schema_engine_bg").replace(/\.js$/, ".wasm"));
+  const wasmPath = createRequire(import.meta.url).resolve("@prisma/schema-engine-wasm/schema_engine_bg").replace(/\.js$/, ".wasm");
   const module = new WebAssembly.Module(readFileSync(wasmPath));
   const instance = new WebAssembly.Instance(module, { "./schema_engine_bg.js": bindings });
   bindings.__wbg_set_wasm(instance.exports);

@@ -1,0 +1,134 @@
+import { celFunc, CelScalar, isCelMap, listType, mapType, type CelFunc, type CelList } from "@bufbuild/cel";
+import { codeBlock } from "../text/code-block.ts";
+import { answersEqual, finalAnswer } from "../text/final-answer.ts";
+import { patchFiles } from "../text/patch-files.ts";
+import { ngramRepeatRatio, repeatRun } from "../text/repetition.ts";
+import { scriptMix } from "../text/script-mix.ts";
+import { toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
+import { re2Span, re2Test } from "./regex.ts";
+import { STD_FUNCTIONS, type Overload } from "./stdlib.ts";
+import { T } from "./types.ts";
+
+const { STRING, INT, DOUBLE, BOOL, DYN } = CelScalar;
+const ANY_LIST = listType(DYN);
+const EVIDENCE_CHARS = 200;
+
+/** A helper callable from rules: its runtime implementation and its typed signature for the checker. */
+interface Helper {
+  name: string;
+  overload: Overload;
+  func: CelFunc;
+  /** Argument position that must be a literal RE2 pattern, checked when a rule is saved. */
+  patternArg?: number;
+}
+
+function toolCalls(list: CelList): ToolCallView[] {
+  const out: ToolCallView[] = [];
+  for (const v of list) {
+    if (!isCelMap(v)) continue;
+    const name = v.get("name");
+    const args = v.get("args");
+    out.push({ name: typeof name === "string" ? name : "", args: typeof args === "string" ? args : "" });
+  }
+  return out;
+}
+
+const HELPERS: readonly Helper[] = [
+  {
+    name: "ngram_repeat_ratio",
+    overload: { args: [T.string, T.int], result: T.double },
+    func: celFunc("ngram_repeat_ratio", [STRING, INT], DOUBLE, (s, n) => ngramRepeatRatio(s, Number(n))),
+  },
+  {
+    name: "repeat_run",
+    overload: { args: [T.string], result: T.int },
+    func: celFunc("repeat_run", [STRING], INT, (s) => BigInt(repeatRun(s))),
+  },
+  {
+    name: "match_span",
+    overload: { args: [T.string, T.string], result: T.map(T.string, T.dyn) },
+    patternArg: 1,
+    func: celFunc("match_span", [STRING, STRING], mapType(STRING, DYN), (s, p) => {
+      const span = re2Span(s, p);
+      return span
+        ? { found: true, start: BigInt(span.start), end: BigInt(span.end), text: span.text.slice(0, EVIDENCE_CHARS) }
+        : { found: false, start: -1n, end: -1n, text: "" };
+    }),
+  },
+  {
+    name: "tool_count",
+    overload: { args: [T.list(T.dyn), T.string], result: T.int },
+    func: celFunc("tool_count", [ANY_LIST, STRING], INT, (l, name) => BigInt(toolCount(toolCalls(l), name))),
+  },
+  {
+    name: "tool_repeat_run",
+    overload: { args: [T.list(T.dyn)], result: T.int },
+    func: celFunc("tool_repeat_run", [ANY_LIST], INT, (l) => BigInt(toolRepeatRun(toolCalls(l)))),
+  },
+  {
+    // Index of the last call whose "name args" text matches the pattern, -1 when none does.
+    name: "last_call",
+    overload: { args: [T.list(T.dyn), T.string], result: T.int },
+    patternArg: 1,
+    func: celFunc("last_call", [ANY_LIST, STRING], INT, (l, p) => {
+      const calls = toolCalls(l);
+      for (let i = calls.length - 1; i >= 0; i--) {
+        if (re2Test(`${calls[i]!.name} ${calls[i]!.args}`, p)) return BigInt(i);
+      }
+      return -1n;
+    }),
+  },
+  {
+    name: "patch_files",
+    overload: { args: [T.string], result: T.list(T.string) },
+    func: celFunc("patch_files", [STRING], listType(STRING), (s) => patchFiles(s)),
+  },
+  {
+    name: "final_answer",
+    overload: { args: [T.string], result: T.string },
+    func: celFunc("final_answer", [STRING], STRING, (s) => finalAnswer(s)),
+  },
+  {
+    name: "answer_equals",
+    overload: { args: [T.string, T.string], result: T.bool },
+    func: celFunc("answer_equals", [STRING, STRING], BOOL, (a, b) => answersEqual(a, b)),
+  },
+  {
+    name: "code_block",
+    overload: { args: [T.string], result: T.string },
+    func: celFunc("code_block", [STRING], STRING, (s) => codeBlock(s)),
+  },
+  {
+    name: "script_mix",
+    overload: { args: [T.string], result: T.double },
+    func: celFunc("script_mix", [STRING], DOUBLE, (s) => scriptMix(s)),
+  },
+  {
+    name: "tail",
+    overload: { args: [T.string, T.int], result: T.string },
+    func: celFunc("tail", [STRING, INT], STRING, (s, n) => (n <= 0n ? "" : s.slice(-Number(n)))),
+  },
+  {
+    name: "lower",
+    overload: { args: [T.string], result: T.string },
+    func: celFunc("lower", [STRING], STRING, (s) => s.toLowerCase()),
+  },
+];
+
+export const HELPER_FUNCS: readonly CelFunc[] = HELPERS.map((h) => h.func);
+
+/** Every function a rule may call, with the signatures the checker accepts. */
+export const ALLOWED_FUNCTIONS: Readonly<Record<string, readonly Overload[]>> = {
+  ...STD_FUNCTIONS,
+  ...Object.fromEntries(HELPERS.map((h) => [h.name, [h.overload]])),
+};
+
+/** Argument positions holding a regex, per function; receiver-style `matches` counts its receiver as -1. */
+export const PATTERN_ARGS: Readonly<Record<string, number>> = {
+  ...Object.fromEntries(HELPERS.filter((h) => h.patternArg !== undefined).map((h) => [h.name, h.patternArg!])),
+};
+
+/** Names and signatures, for documentation and for proposers writing new detectors. */
+export function helperSignatures(): string[] {
+  return HELPERS.map((h) => `${h.name}(${h.overload.args.map((a) => a.kind).join(", ")}) -> ${h.overload.result.kind}`);
+}

@@ -1,0 +1,66 @@
+/**
+ * The final answer a math response commits to, or "" when it commits to none. Looks, in order of
+ * precedence, for the last \boxed{...} (braces balanced), a "#### n" line (GSM8K reference style),
+ * an "A: n" / "Answer: n" line, then "the answer is n".
+ */
+export function finalAnswer(text: string): string {
+  const boxed = lastBoxed(text);
+  if (boxed !== undefined) return boxed.trim();
+  for (const re of [/^[ \t]*####[ \t]*(.+)$/gm, /^[ \t]*(?:A|Answer|Final Answer)[ \t]*:[ \t]*(.+)$/gim]) {
+    let last: string | undefined;
+    for (const m of text.matchAll(re)) last = m[1];
+    if (last !== undefined && last.trim() !== "") return last.trim();
+  }
+  let said: string | undefined;
+  for (const m of text.matchAll(/answer is[ \t:]*\$?([^\s$][^\n]*?)\$?[ \t]*(?:\.(?:\s|$)|\n|$)/gi)) said = m[1];
+  return said?.trim() ?? "";
+}
+
+function lastBoxed(text: string): string | undefined {
+  const at = text.lastIndexOf("\\boxed{");
+  if (at < 0) return undefined;
+  let depth = 0;
+  const start = at + "\\boxed{".length;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (c === "{") depth++;
+    else if (c === "}") {
+      if (depth === 0) return text.slice(start, i);
+      depth--;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether two final answers agree: numerically when both read as numbers (thousands separators,
+ * currency signs, trailing periods and simple fractions tolerated), else as normalised text.
+ */
+export function answersEqual(a: string, b: string): boolean {
+  const x = normalise(a);
+  const y = normalise(b);
+  if (x === "" || y === "") return false;
+  const nx = asNumber(x);
+  const ny = asNumber(y);
+  if (nx !== undefined && ny !== undefined) return Math.abs(nx - ny) <= 1e-9 * Math.max(1, Math.abs(nx), Math.abs(ny));
+  return x.toLowerCase() === y.toLowerCase();
+}
+
+function normalise(s: string): string {
+  return s
+    .trim()
+    .replace(/^\\text\{(.*)\}$/, "$1")
+    .replace(/\\[!,; ]|\\\$|[$\s]/g, "")
+    .replace(/(\d),(?=\d{3}\b)/g, "$1")
+    .replace(/\.$/, "");
+}
+
+function asNumber(s: string): number | undefined {
+  const frac = /^(-?)\\d?frac\{(-?[\d.]+)\}\{(-?[\d.]+)\}$/.exec(s) ?? /^(-?)([\d.]+)\/([\d.]+)$/.exec(s);
+  if (frac) {
+    const v = Number(frac[2]) / Number(frac[3]);
+    return Number.isFinite(v) ? (frac[1] === "-" ? -v : v) : undefined;
+  }
+  const n = /^-?(\d+\.?\d*|\.\d+)(e-?\d+)?%?$/i.test(s) ? Number(s.replace(/%$/, "")) : Number.NaN;
+  return Number.isFinite(n) ? n : undefined;
+}

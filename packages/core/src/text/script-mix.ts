@@ -1,0 +1,39 @@
+const SCRIPTS: ReadonlyArray<[string, RegExp]> = [
+  ["latin", /\p{Script=Latin}/u],
+  ["cyrillic", /\p{Script=Cyrillic}/u],
+  ["greek", /\p{Script=Greek}/u],
+  ["cjk", /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u],
+  ["hangul", /\p{Script=Hangul}/u],
+  ["arabic", /\p{Script=Arabic}/u],
+  ["hebrew", /\p{Script=Hebrew}/u],
+  ["devanagari", /\p{Script=Devanagari}/u],
+  ["thai", /\p{Script=Thai}/u],
+];
+const LETTER = /\p{L}/u;
+
+/**
+ * Share of letters written in a script other than the text's dominant one: a model that drifts
+ * from English into Chinese mid-answer scores high, a pure-English or pure-Chinese answer scores 0.
+ * Greek letters inside math (α, π) are a known, small source of noise.
+ */
+export function scriptMix(text: string): number {
+  const counts = new Map<string, number>();
+  let letters = 0;
+  for (const ch of text) {
+    const code = ch.charCodeAt(0);
+    // ASCII fast path: letters are Latin, everything else is not a letter.
+    if (code < 128) {
+      if ((code | 32) >= 97 && (code | 32) <= 122) {
+        counts.set("latin", (counts.get("latin") ?? 0) + 1);
+        letters++;
+      }
+      continue;
+    }
+    if (!LETTER.test(ch)) continue;
+    letters++;
+    const script = SCRIPTS.find(([, re]) => re.test(ch))?.[0] ?? "other";
+    counts.set(script, (counts.get(script) ?? 0) + 1);
+  }
+  if (letters === 0) return 0;
+  return 1 - Math.max(...counts.values()) / letters;
+}

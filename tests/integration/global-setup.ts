@@ -1,0 +1,27 @@
+import type { TestProject } from "vitest/node";
+import { DEFAULT_REDIS_URL } from "@evotrainer/queue";
+import { createTestDatabase } from "@evotrainer/db/testing";
+import { countKeys, TEST_PREFIX_ROOT } from "../support/redis-prefix.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    redisUrl: string;
+  }
+}
+
+/**
+ * One fresh, migrated database for the whole integration run, dropped at the end. Teardown also
+ * fails the run if any test file left Redis keys behind.
+ */
+export default async function setup(project: TestProject) {
+  const database = await createTestDatabase();
+  const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+  project.provide("databaseUrl", database.url);
+  project.provide("redisUrl", redisUrl);
+  return async () => {
+    await database.drop();
+    const leftover = await countKeys(redisUrl, `${TEST_PREFIX_ROOT}-*`);
+    if (leftover > 0) throw new Error(`integration tests left ${leftover} Redis keys under ${TEST_PREFIX_ROOT}-*`);
+  };
+}
