@@ -123,7 +123,7 @@ export const ALLOWED_FUNCTIONS: Readonly<Record<string, readonly Overload[]>> = 
   ...Object.fromEntries(HELPERS.map((h) => [h.name, [h.overload]])),
 };
 
-/** Argument positions holding a regex, per function; receiver-style `matches` counts its receiver as -1. */
+/** Argument position holding a regex, per helper (`matches` is handled by the guards: its last argument). */
 export const PATTERN_ARGS: Readonly<Record<string, number>> = {
   ...Object.fromEntries(HELPERS.filter((h) => h.patternArg !== undefined).map((h) => [h.name, h.patternArg!])),
 };

@@ -8,7 +8,7 @@ const noFilters = { externalTables: [], externalEnums: [] };
  * (what `prisma migrate deploy` does) and returns the names it applied: empty when up to date.
  */
 export async function applyMigrations(databaseUrl: string, migrationsDir: string): Promise<string[]> {
-  const engine = await openSchemaEngine(databaseUrl);
+  const { engine, close } = await openSchemaEngine(databaseUrl);
   try {
     const { appliedMigrationNames } = await engine.applyMigrations({
       migrationsList: readMigrationList(migrationsDir),
@@ -16,7 +16,7 @@ export async function applyMigrations(databaseUrl: string, migrationsDir: string
     });
     return appliedMigrationNames;
   } finally {
-    engine.free();
+    await close();
   }
 }
 
@@ -25,7 +25,7 @@ export async function applyMigrations(databaseUrl: string, migrationsDir: string
  * Both are schema file contents; `from: null` means an empty database. No shadow database needed.
  */
 export async function diffSchemas(databaseUrl: string, from: string | null, to: string): Promise<string> {
-  const engine = await openSchemaEngine(databaseUrl);
+  const { engine, close } = await openSchemaEngine(databaseUrl);
   try {
     const result = await engine.diff({
       from: from === null ? { tag: "empty" } : { tag: "schemaDatamodel", files: [{ path: "schema.prisma", content: from }] },
@@ -36,6 +36,6 @@ export async function diffSchemas(databaseUrl: string, from: string | null, to: 
     });
     return result.stdout ?? "";
   } finally {
-    engine.free();
+    await close();
   }
 }

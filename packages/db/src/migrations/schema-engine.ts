@@ -29,10 +29,24 @@ function initWasm(): void {
 
 export type SchemaEngine = bindings.SchemaEngine;
 
+export interface OpenSchemaEngine {
+  engine: SchemaEngine;
+  /** Frees the engine and ends its connections, which releases its migration advisory lock. */
+  close(): Promise<void>;
+}
+
 /** Opens a schema engine on the database at `url`; `log` receives the engine's log lines. */
-export async function openSchemaEngine(url: string, log: (line: string) => void = () => {}): Promise<SchemaEngine> {
+export async function openSchemaEngine(url: string, log: (line: string) => void = () => {}): Promise<OpenSchemaEngine> {
   initWasm();
-  return bindings.SchemaEngine.new({ datamodels: undefined }, log, bindMigrationAwareSqlAdapterFactory(wholeScriptPg(url)));
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const engine = await bindings.SchemaEngine.new({ datamodels: undefined }, log, bindMigrationAwareSqlAdapterFactory(wholeScriptPg(pool)));
+  return {
+    engine,
+    close: async () => {
+      engine.free();
+      await pool.end();
+    },
+  };
 }
 
 /**
@@ -40,9 +54,8 @@ export async function openSchemaEngine(url: string, log: (line: string) => void 
  * statement with a semicolon inside (a PL/pgSQL function body, a string literal). Postgres runs
  * a multi-statement script itself, in one implicit transaction, as the native engine does.
  */
-function wholeScriptPg(url: string): PrismaPg {
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
-  const factory = new PrismaPg(pool, { disposeExternalPool: true });
+function wholeScriptPg(pool: pg.Pool): PrismaPg {
+  const factory = new PrismaPg(pool);
   const connect = factory.connect.bind(factory);
   factory.connect = async () => {
     const adapter = await connect();
