@@ -1,0 +1,134 @@
+import type { DetectorDefinition } from "../harness/detector.ts";
+
+const LOOP = String.raw`On the first day she reads 2 pages.
+On the second day she reads 4 pages.
+On the third day she reads 6 pages.
+On the fourth day she reads 8 pages.
+On the fifth day she reads 10 pages.
+On the sixth day she reads 12 pages.
+On the seventh day she reads 14 pages.
+On the eighth day she reads 16 pages.`;
+
+const SOLUTION = "Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $18 every day at the farmer's market.";
+
+export const MATH_DETECTORS: readonly DetectorDefinition[] = [
+  {
+    id: "math.truncated",
+    label: "truncated",
+    version: 1,
+    domains: ["math"],
+    description: "The response hit the length limit: the trainer says so, or it used every allowed token.",
+    when: "truncated || finish_reason == 'length' || (max_response_tokens > 0 && response_tokens >= max_response_tokens)",
+    evidence: "{'finish_reason': finish_reason, 'response_tokens': response_tokens, 'max_response_tokens': max_response_tokens}",
+    cases: {
+      match: [
+        { name: "finish reason length", rollout: { response: "Let me compute 3 + 4 =", finishReason: "length" } },
+        { name: "trainer flag", rollout: { response: "Step 1:", truncated: true } },
+        { name: "all tokens used", rollout: { response: "Step 1:", responseTokens: 4096 }, context: { maxResponseTokens: 4096 } },
+      ],
+      noMatch: [
+        { name: "stopped early", rollout: { response: `${SOLUTION}\nA: 18`, finishReason: "stop", responseTokens: 120 }, context: { maxResponseTokens: 4096 } },
+      ],
+    },
+  },
+  {
+    id: "math.format_error",
+    label: "format_error",
+    version: 1,
+    domains: ["math"],
+    description: "A non-empty response that commits to no final answer (no \\boxed{}, '#### n', 'A: n' or 'the answer is n').",
+    when: String.raw`response.matches(r'\S') && final_answer(response) == ''`,
+    evidence: "{'tail': tail(response, 160)}",
+    cases: {
+      match: [
+        { name: "no final answer", rollout: { response: SOLUTION } },
+        { name: "empty box", rollout: { response: `${SOLUTION}\n\\boxed{}` } },
+      ],
+      noMatch: [
+        { name: "boxed", rollout: { response: `${SOLUTION}\nSo the answer is \\boxed{18}.` } },
+        { name: "gsm8k reference style", rollout: { response: `${SOLUTION}\n#### 18` } },
+        { name: "A: line", rollout: { response: `${SOLUTION}\nA: 18` } },
+        { name: "said in words", rollout: { response: `${SOLUTION} The answer is 18.` } },
+        { name: "empty response is its own label", rollout: { response: "" } },
+      ],
+    },
+  },
+  {
+    id: "math.repetition_loop",
+    label: "repetition_loop",
+    version: 1,
+    domains: ["math"],
+    description: "The response loops: most of its word 4-grams repeat (numbers collapsed), or one short unit repeats over 64+ characters.",
+    when: "ngram_repeat_ratio(response, 4) >= 0.5 || repeat_run(response) >= 64",
+    evidence: "{'ngram_repeat_ratio': ngram_repeat_ratio(response, 4), 'repeat_run': repeat_run(response), 'tail': tail(response, 160)}",
+    cases: {
+      match: [
+        { name: "counting loop", rollout: { response: LOOP } },
+        { name: "digit loop", rollout: { response: `Each friend gets 20/11 = 1.${"81".repeat(60)}` } },
+        { name: "verbatim sentence loop", rollout: { response: "Let me check again. The sum is 12. ".repeat(12) } },
+      ],
+      noMatch: [
+        { name: "ordinary solution", rollout: { response: `${SOLUTION}\nA: 18` } },
+        { name: "repeating decimal", rollout: { response: "Each gets 10/3 = 3.3333333333333335 apples, so about 3 each.\nA: 3" } },
+      ],
+    },
+  },
+  {
+    id: "math.wrong_answer",
+    label: "wrong_answer",
+    version: 1,
+    domains: ["math"],
+    description: "The final answer differs from the ground truth's (numerically when both are numbers); a missing answer is wrong.",
+    when: "ground_truth != '' && !answer_equals(final_answer(response), final_answer(ground_truth) != '' ? final_answer(ground_truth) : ground_truth)",
+    evidence: "{'answer': final_answer(response), 'expected': final_answer(ground_truth) != '' ? final_answer(ground_truth) : ground_truth}",
+    cases: {
+      match: [
+        { name: "different number", rollout: { response: "13 * 2 = 26\nA: 26", groundTruth: "18" } },
+        { name: "no answer at all", rollout: { response: SOLUTION, groundTruth: "18" } },
+        { name: "against a worked reference", rollout: { response: "\\boxed{17}", groundTruth: `${SOLUTION}\n#### 18` } },
+      ],
+      noMatch: [
+        { name: "boxed equal", rollout: { response: "\\boxed{18}", groundTruth: "18" } },
+        { name: "thousands separator and dollars", rollout: { response: "A: $1,000", groundTruth: "1000" } },
+        { name: "decimal form", rollout: { response: "#### 18.0", groundTruth: `${SOLUTION}\nA: 18` } },
+        { name: "fraction", rollout: { response: "\\boxed{\\frac{1}{2}}", groundTruth: "0.5" } },
+        { name: "no ground truth", rollout: { response: "A: 3" } },
+      ],
+    },
+  },
+  {
+    id: "math.empty_response",
+    label: "empty_response",
+    version: 1,
+    domains: ["math"],
+    description: "Nothing but whitespace was generated.",
+    when: String.raw`!response.matches(r'\S') && size(tool_calls) == 0`,
+    cases: {
+      match: [
+        { name: "empty", rollout: { response: "" } },
+        { name: "whitespace", rollout: { response: "  \n\t " } },
+      ],
+      noMatch: [{ name: "any text", rollout: { response: "18" } }],
+    },
+  },
+  {
+    id: "math.language_mix",
+    label: "language_mix",
+    version: 1,
+    domains: ["math"],
+    description: "At least 5% of the letters are in a script other than the response's dominant one (e.g. English drifting into Chinese).",
+    when: "script_mix(response) >= 0.05",
+    evidence: "{'script_mix': script_mix(response)}",
+    cases: {
+      match: [
+        { name: "english drifting into chinese", rollout: { response: "First compute 3 + 4 = 7. 然后我们把它乘以二得到十四。 A: 14" } },
+        { name: "cyrillic words", rollout: { response: "We add the numbers, итого получаем сумму. A: 5" } },
+      ],
+      noMatch: [
+        { name: "english", rollout: { response: `${SOLUTION}\nA: 18` } },
+        { name: "chinese only", rollout: { response: "所以答案是十四。" } },
+        { name: "one greek letter in math", rollout: { response: "The area of the circle is π r^2 = 3.14 * 4 = 12.56 square units.\nA: 12.56" } },
+      ],
+    },
+  },
+];

@@ -1,0 +1,64 @@
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { expect, test } from "@playwright/test";
+import { createDatabase } from "@evotrainer/db";
+
+test("the health endpoint answers 200 when PostgreSQL and Redis are up", async ({ request }) => {
+  const response = await request.get("/api/health");
+  expect(response.status()).toBe(200);
+  expect(await response.json()).toEqual({ postgres: "ok", redis: "ok" });
+});
+
+test("the runs page shows the empty state, then a run from the database", async ({ page }) => {
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: "Runs" })).toBeVisible();
+  await expect(page.getByTestId("runs-empty")).toContainText("No runs yet");
+
+  const db = createDatabase(process.env.DATABASE_URL!);
+  try {
+    const org = await db.organization.create({ data: { name: "E2E", slug: `e2e-${Date.now()}` } });
+    await db.run.create({
+      data: {
+        organizationId: org.id,
+        name: "math-gym-e2e",
+        domain: "math",
+        status: "running",
+        basePolicy: "gym:math-base",
+        settings: {},
+        evaluationProtocol: {},
+        autonomyPolicy: { mode: "full" },
+        budget: { gpuSeconds: 600 },
+        gpuSecondsUsed: 42,
+      },
+    });
+  } finally {
+    await db.$disconnect();
+  }
+  await page.reload();
+  const row = page.getByTestId("runs-table").getByRole("row", { name: /math-gym-e2e/ });
+  await expect(row).toContainText("running");
+  await expect(row).toContainText("42 s / 600 s");
+});
+
+test("the health endpoint answers 503 naming Redis and the fix when Redis is unreachable", async () => {
+  // A second dashboard process on the same build, pointed at a Redis that is not there.
+  const port = 3199;
+  const server = spawn(resolve("node_modules/.bin/next"), ["start", "--port", String(port), "--hostname", "127.0.0.1"], {
+    cwd: "apps/web",
+    env: { ...process.env, REDIS_URL: "redis://127.0.0.1:6399" },
+    stdio: "ignore",
+  });
+  try {
+    let response: Response | undefined;
+    for (let attempt = 0; attempt < 60 && !response; attempt++) {
+      response = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
+      if (!response) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(response?.status).toBe(503);
+    const body = await response!.json();
+    expect(body).toMatchObject({ postgres: "ok", redis: "unreachable" });
+    expect(body.errors[0]).toMatch(/Redis is unreachable at redis:\/\/127\.0\.0\.1:6399.*redis-server --daemonize yes/);
+  } finally {
+    server.kill("SIGTERM");
+  }
+});

@@ -1,0 +1,21 @@
+// npm run test:e2e — a fresh database for the run, Playwright against the real quickstart, then cleanup.
+import { spawnSync } from "node:child_process";
+import { createTestDatabase } from "@evotrainer/db/testing";
+import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { DEFAULT_REDIS_URL } from "@evotrainer/queue";
+
+const database = await createTestDatabase();
+const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+const prefix = testPrefix();
+let status = 1;
+try {
+  const result = spawnSync("node_modules/.bin/playwright", ["test", ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix },
+  });
+  status = result.status ?? 1;
+} finally {
+  await database.drop();
+  await deleteKeys(redisUrl, `${prefix}:*`);
+}
+process.exit(status);
