@@ -55,7 +55,7 @@ test("the health endpoint answers 503 naming Redis and the fix when Redis is unr
       if (!response) await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(response?.status).toBe(503);
-    const body = await response!.json();
+    const body = (await response!.json()) as { postgres: string; redis: string; errors: string[] };
     expect(body).toMatchObject({ postgres: "ok", redis: "unreachable" });
     expect(body.errors[0]).toMatch(/Redis is unreachable at redis:\/\/127\.0\.0\.1:6399.*redis-server --daemonize yes/);
   } finally {

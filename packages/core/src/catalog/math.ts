@@ -1,13 +1,7 @@
 import type { DetectorDefinition } from "../harness/detector.ts";
 
-const LOOP = String.raw`On the first day she reads 2 pages.
-On the second day she reads 4 pages.
-On the third day she reads 6 pages.
-On the fourth day she reads 8 pages.
-On the fifth day she reads 10 pages.
-On the sixth day she reads 12 pages.
-On the seventh day she reads 14 pages.
-On the eighth day she reads 16 pages.`;
+const ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"];
+const LOOP = ORDINALS.map((d, i) => `On the ${d} day the plant will grow ${i + 1}+1=${i + 2} new leaves.`).join("\n");
 
 const SOLUTION = "Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $18 every day at the farmer's market.";
 
