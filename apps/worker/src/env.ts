@@ -3,7 +3,6 @@ import { databaseEnvSchema, loadEnv } from "@evotrainer/db";
 import { redisEnvSchema } from "@evotrainer/queue";
 
 export const workerEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).extend({
-  EVO_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   EVO_RECONCILE_EVERY_MS: z.coerce.number().int().min(1_000).default(15_000),
 });
 
