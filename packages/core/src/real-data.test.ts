@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { loadGsm8k, loadLiveCodeBench, realDataAvailable } from "./__fixtures__/real-data.ts";
+import { CODE_DETECTORS, MATH_DETECTORS } from "./catalog/index.ts";
+import { compileHarness } from "./harness/harness.ts";
+import { healthReport } from "./harness/health-report.ts";
+import { DEFAULT_HEALTH_RULES } from "./harness/health-rule.ts";
+
+function harnessOf(detectors: typeof MATH_DETECTORS) {
+  const c = compileHarness({ version: 1, detectors: [...detectors], healthRules: [...DEFAULT_HEALTH_RULES] });
+  if (!c.ok) throw new Error(JSON.stringify(c.rejections));
+  return c.harness;
+}
+
+function flagged(labels: { label: string; rolloutUid: string }[], label: string): Set<string> {
+  return new Set(labels.filter((l) => l.label === label).map((l) => l.rolloutUid));
+}
+
+// Independent of the detectors' helpers: a loop is a line template (numbers and ordinals blanked)
+// written 5+ times, or one short unit repeated back to back over 64+ characters.
+const ORDINAL = /\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|next)\b/g;
+function looksLikeLoop(text: string): boolean {
+  const counts = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    const t = line.toLowerCase().replace(/[\d.,]+/g, "#").replace(ORDINAL, "#").trim();
+    if (t.length > 10) counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+  if (Math.max(0, ...counts.values()) >= 5) return true;
+  return [...text.matchAll(/(.{1,16}?)\1{3,}/gs)].some((m) => m[0].length >= 64);
+}
+
+describe.skipIf(!realDataAvailable())("catalog on real data", () => {
+  it("math detectors on GSM8K model solutions: missing answers, loops, and wrong_answer == !is_correct", () => {
+    const rows = loadGsm8k();
+    const harness = harnessOf(MATH_DETECTORS);
+    const { labels, errors } = harness.label(rows.map((r) => r.rollout), "math");
+    expect(errors).toEqual([]);
+
+    const noFinalAnswer = rows.filter((r) => !/(^|\n)A: *\S/.test(r.rollout.response!));
+    const formatErrors = flagged(labels, "format_error");
+    expect(noFinalAnswer.length).toBeGreaterThan(0);
+    for (const r of noFinalAnswer) expect(formatErrors.has(r.rollout.uid), r.rollout.uid).toBe(true);
+
+    const loops = rows.filter((r) => looksLikeLoop(r.rollout.response!));
+    const loopLabels = flagged(labels, "repetition_loop");
+    expect(loops.length).toBeGreaterThan(0);
+    for (const r of loops) expect(loopLabels.has(r.rollout.uid), r.rollout.uid).toBe(true);
+    const loopRows = rows.filter((r) => loopLabels.has(r.rollout.uid));
+    const loopsWrong = loopRows.filter((r) => !r.isCorrect).length;
+    // Loops are failures: nearly every flagged solution is graded wrong by the dataset itself.
+    expect(loopsWrong / loopRows.length).toBeGreaterThanOrEqual(0.9);
+
+    const wrong = flagged(labels, "wrong_answer");
+    const disagreements = rows.filter((r) => wrong.has(r.rollout.uid) === r.isCorrect);
+    expect(disagreements.map((r) => r.rollout.uid)).toEqual([]);
+
+    const report = healthReport(harness, rows.map((r) => r.rollout), labels);
+    console.log(
+      `GSM8K: ${rows.length} solutions; no final answer ${noFinalAnswer.length} (format_error flags ${formatErrors.size}); ` +
+        `loops by independent check ${loops.length}, repetition_loop flags ${loopLabels.size} (${loopsWrong} graded wrong); ` +
+        `wrong_answer ${wrong.size} = is_correct false ${rows.filter((r) => !r.isCorrect).length}, disagreements ${disagreements.length}; ` +
+        `language_mix ${flagged(labels, "language_mix").size}; dead groups ${report.metrics.dead_group_ratio.toFixed(3)}`,
+    );
+  });
+
+  it("code detectors reproduce LiveCodeBench's grader classes from its metadata", () => {
+    const rows = loadLiveCodeBench();
+    const harness = harnessOf(CODE_DETECTORS);
+    const { labels, errors } = harness.label(rows.map((r) => r.rollout), "code");
+    expect(errors).toEqual([]);
+    const classes = ["wrong_answer", "timeout", "runtime_error", "compile_error"] as const;
+    const byClass = Object.fromEntries(classes.map((c) => [c, flagged(labels, c)]));
+    const got = (uid: string) => classes.filter((c) => byClass[c]!.has(uid));
+
+    const counts: Record<string, number> = {};
+    const mismatches: string[] = [];
+    for (const r of rows) {
+      const g = got(r.rollout.uid);
+      const syntax = /expected an indented block|syntax/i.test(r.errorMessage ?? "");
+      const expected =
+        r.errorCode === -2 ? ["wrong_answer"] : r.errorCode === -3 ? ["timeout"] : r.errorCode === -4 ? [syntax ? "compile_error" : "runtime_error"] : [];
+      const key = `${r.errorCode ?? "passed"}`;
+      counts[key] = (counts[key] ?? 0) + 1;
+      if (JSON.stringify(g) !== JSON.stringify(expected)) mismatches.push(`${r.rollout.uid}: code ${r.errorCode} expected ${expected} got ${g}`);
+    }
+    expect(mismatches).toEqual([]);
+    expect(byClass.wrong_answer!.size).toBe(rows.filter((r) => r.errorCode === -2).length);
+    expect(byClass.timeout!.size).toBe(rows.filter((r) => r.errorCode === -3).length);
+    const hardcoded = flagged(labels, "hardcoded_output");
+    console.log(
+      `LiveCodeBench: ${rows.length} submissions by grader code ${JSON.stringify(counts)}; detectors: ` +
+        classes.map((c) => `${c} ${byClass[c]!.size}`).join(", ") +
+        `; hardcoded_output ${hardcoded.size}${hardcoded.size ? ` (${[...hardcoded].slice(0, 5).join(", ")})` : ""}`,
+    );
+  });
+});
