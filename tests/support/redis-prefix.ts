@@ -8,35 +8,29 @@ export function testPrefix(): string {
   return `${TEST_PREFIX_ROOT}-${randomBytes(4).toString("hex")}`;
 }
 
-/** Deletes every key under `prefix` (BullMQ keys are `${prefix}:${queue}:…`). */
-export async function deleteKeys(redisUrl: string, pattern: string): Promise<number> {
+async function withKeys<T>(redisUrl: string, pattern: string, onBatch: (redis: Redis, keys: string[]) => Promise<T>): Promise<T[]> {
   const redis = new Redis(redisUrl);
+  const results: T[] = [];
   try {
-    let deleted = 0;
     let cursor = "0";
     do {
       const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
       cursor = next;
-      if (keys.length) deleted += await redis.del(...keys);
+      if (keys.length) results.push(await onBatch(redis, keys));
     } while (cursor !== "0");
-    return deleted;
+    return results;
   } finally {
     redis.disconnect();
   }
 }
 
+/** Deletes every key matching `pattern` (BullMQ keys are `${prefix}:${queue}:…`). */
+export async function deleteKeys(redisUrl: string, pattern: string): Promise<number> {
+  const deleted = await withKeys(redisUrl, pattern, (redis, keys) => redis.del(...keys));
+  return deleted.reduce((sum, n) => sum + n, 0);
+}
+
 export async function countKeys(redisUrl: string, pattern: string): Promise<number> {
-  const redis = new Redis(redisUrl);
-  try {
-    let count = 0;
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-      cursor = next;
-      count += keys.length;
-    } while (cursor !== "0");
-    return count;
-  } finally {
-    redis.disconnect();
-  }
+  const counts = await withKeys(redisUrl, pattern, async (_redis, keys) => keys.length);
+  return counts.reduce((sum, n) => sum + n, 0);
 }
