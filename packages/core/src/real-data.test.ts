@@ -86,6 +86,8 @@ describe.skipIf(!realDataAvailable())("catalog on real data", () => {
     expect(byClass.wrong_answer!.size).toBe(rows.filter((r) => r.errorCode === -2).length);
     expect(byClass.timeout!.size).toBe(rows.filter((r) => r.errorCode === -3).length);
     const hardcoded = flagged(labels, "hardcoded_output");
+    // A validity label on a submission the grader passed would be a false alarm on honest code.
+    for (const uid of hardcoded) expect(rows.find((r) => r.rollout.uid === uid)?.rollout.reward, uid).toBe(0);
     console.log(
       `LiveCodeBench: ${rows.length} submissions by grader code ${JSON.stringify(counts)}; detectors: ` +
         classes.map((c) => `${c} ${byClass[c]!.size}`).join(", ") +

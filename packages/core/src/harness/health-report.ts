@@ -101,6 +101,6 @@ export function healthReport(
 }
 
 /** Ids of the CRIT findings in a report, for "no new CRIT" comparisons. */
-export function critFindings(report: HealthReport): string[] {
+export function critFindings(report: Pick<HealthReport, "layers">): string[] {
   return Object.values(report.layers).flat().filter((f) => f.level === "CRIT").map((f) => f.source);
 }

@@ -1,0 +1,62 @@
+// Public API of @evotrainer/core: the EvoTrainer method as pure functions (no IO, no clock).
+
+export { canonicalJson } from "./canonical-json.ts";
+export { sha256Hex } from "./sha256.ts";
+export { contentHash } from "./content-hash.ts";
+export { seededRandom } from "./random.ts";
+
+export { applyJsonPatch, jsonPatchSchema, patchOperationSchema, type JsonPatch, type PatchOperation, type PatchResult } from "./json-patch.ts";
+export { parsePointer, formatPointer } from "./json-pointer.ts";
+export {
+  recipeSchema, algoSchema, rewardSchema, dataSchema, envSchema, estimatorSchema, lossAggregationSchema,
+  defaultRecipe, recipeHash, type Recipe, type Estimator,
+} from "./recipe.ts";
+export { FACTOR_PATTERNS, factorOf, changedFactors, type FactorPattern, type FactorChanges } from "./factors.ts";
+export { lockedEvaluationSchema, EVALUATION_PATHS, touchedEvaluationPath, changedEvaluationPath, type LockedEvaluation } from "./locked-evaluation.ts";
+export { interventionSchema, provenanceSchema, effectDirectionSchema, type Intervention, type Provenance, type EffectDirection } from "./intervention.ts";
+export { applyIntervention, type ApplyResult, type RejectionReason } from "./apply-intervention.ts";
+
+export { compileRule, type CompiledRule, type CompileResult, type CompileOptions, type EvalResult, type RuleRejectionReason } from "./cel/compile.ts";
+export { DEFAULT_RULE_LIMITS, type RuleLimits } from "./cel/guards.ts";
+export { helperSignatures } from "./cel/functions.ts";
+export { celToJson } from "./cel/cel-json.ts";
+export { T, typeName, type CelT, type VariableSchema } from "./cel/types.ts";
+export { re2Test, re2Span, type Span } from "./cel/regex.ts";
+
+export { finalAnswer, answersEqual } from "./text/final-answer.ts";
+export { ngramRepeatRatio, repeatRun } from "./text/repetition.ts";
+export { scriptMix } from "./text/script-mix.ts";
+export { patchFiles } from "./text/patch-files.ts";
+export { codeBlock } from "./text/code-block.ts";
+
+export { ROLLOUT_VARIABLES, DEFAULT_INPUT_CAPS, rolloutBindings, capString, type InputCaps, type RolloutContext } from "./harness/rollout-variables.ts";
+export {
+  detectorSchema, detectorCaseSchema, domainSchema, labelNameSchema, compileDetector, verifyDetectorCases, caseRollout,
+  type Detector, type DetectorDefinition, type DetectorCase, type CompiledDetector, type Label, type Domain, type CaseFailure,
+} from "./harness/detector.ts";
+export {
+  harnessSchema, gatePolicySchema, compileHarness, invalidRollouts,
+  type Harness, type HarnessDefinition, type CompiledHarness, type GatePolicy, type HarnessRejection, type LabelRun,
+} from "./harness/harness.ts";
+export { computeMetrics, isSuccess, type BranchMetrics, type MetricExamples, type MetricOptions } from "./harness/metrics.ts";
+export {
+  healthRuleSchema, layerSchema, METRIC_VARIABLES, DEFAULT_HEALTH_RULES, compileHealthRule, metricBindings,
+  type HealthRule, type Layer, type CompiledHealthRule,
+} from "./harness/health-rule.ts";
+export { healthReport, critFindings, type HealthReport, type Finding, type Level } from "./harness/health-report.ts";
+export { DETECTOR_CATALOG, MATH_DETECTORS, CODE_DETECTORS, SWE_DETECTORS } from "./catalog/index.ts";
+
+export { groupAdvantages } from "./advantages.ts";
+export { overlongPenalty, recipeScore, rescore } from "./reward-shaping.ts";
+export { backtest, type BacktestInput, type BacktestReport, type Prediction, type AdvantagePair } from "./backtest.ts";
+
+export { taskScores, pairedBootstrap, type BootstrapResult } from "./bootstrap.ts";
+export { verdict, metricValue, type Verdict, type VerdictInput, type Check, type GateSide } from "./verdict.ts";
+
+export { decisionSchema, gateStageSchema, actorSchema, type Decision, type GateStage } from "./decision.ts";
+export {
+  autonomyPolicySchema, gateFor, consecutiveFailures, branchFailed, policyDecision,
+  type AutonomyPolicy, type AutonomyContext, type GateDecision, type BranchOutcome,
+} from "./autonomy.ts";
+export { skillSchema, matchingSkills, type Skill } from "./skill.ts";
+export type { Proposer, ProposerInput, LineageEntry } from "./proposer.ts";

@@ -1,0 +1,109 @@
+import { pairedBootstrap, type BootstrapResult } from "./bootstrap.ts";
+import type { GatePolicy } from "./harness/harness.ts";
+import { critFindings, type HealthReport } from "./harness/health-report.ts";
+import type { BranchMetrics } from "./harness/metrics.ts";
+import type { Intervention } from "./intervention.ts";
+
+export interface GateSide {
+  /** Per-task mean scores on the promotion split. */
+  taskScores: ReadonlyMap<string, number>;
+  report: Pick<HealthReport, "metrics" | "layers">;
+}
+
+export interface VerdictInput {
+  candidate: GateSide;
+  parent: GateSide;
+  /** The best-so-far branch; the parent when absent. */
+  best?: GateSide;
+  intervention: Pick<Intervention, "targetMetric" | "expectedEffect">;
+  policy: GatePolicy;
+  seed: number;
+}
+
+export interface Check {
+  name: "main_score_vs_parent" | "main_score_vs_best" | "targeted_metric" | "no_new_crit" | "validity_limit";
+  passed: boolean;
+  detail: string;
+  numbers: Record<string, number | string | null>;
+}
+
+export interface Verdict {
+  promote: boolean;
+  checks: Check[];
+  vsParent: BootstrapResult;
+  vsBest: BootstrapResult;
+}
+
+/** Reads a metric by its report name: a scalar, `label_rate.<label>` or `trainer.<key>`. */
+export function metricValue(m: BranchMetrics, name: string): number | undefined {
+  const [head, ...rest] = name.split(".");
+  const key = rest.join(".");
+  if ((head === "label_rate" || head === "label_count" || head === "trainer") && key) return m[head][key] ?? (head === "trainer" ? undefined : 0);
+  const v = m[name as keyof BranchMetrics];
+  return typeof v === "number" ? v : undefined;
+}
+
+const fmt = (x: number) => x.toFixed(4);
+
+/**
+ * The gate: paired bootstrap against the parent (must improve) and the best-so-far (must not
+ * regress beyond the margin), the targeted metric moved as predicted, no new CRIT finding, and every
+ * validity label under its limit. Every check is listed with its numbers, passed or not.
+ */
+export function verdict(input: VerdictInput): Verdict {
+  const { candidate, parent, policy } = input;
+  const best = input.best ?? parent;
+  const opts = { resamples: policy.resamples, confidence: policy.confidence };
+  const vsParent = pairedBootstrap(candidate.taskScores, parent.taskScores, { ...opts, seed: input.seed });
+  const vsBest = pairedBootstrap(candidate.taskScores, best.taskScores, { ...opts, seed: input.seed + 1 });
+  const checks: Check[] = [];
+
+  checks.push({
+    name: "main_score_vs_parent",
+    passed: vsParent.tasks > 0 && vsParent.ci[0] > 0,
+    detail: `Δ ${fmt(vsParent.delta)} over ${vsParent.tasks} tasks, ${policy.confidence * 100}% CI [${fmt(vsParent.ci[0])}, ${fmt(vsParent.ci[1])}]; the lower bound must exceed 0`,
+    numbers: { delta: vsParent.delta, ciLow: vsParent.ci[0], ciHigh: vsParent.ci[1], tasks: vsParent.tasks, pNotBetter: vsParent.pNotBetter },
+  });
+  checks.push({
+    name: "main_score_vs_best",
+    passed: vsBest.tasks > 0 && vsBest.ci[0] > -policy.regressionMargin,
+    detail: `Δ ${fmt(vsBest.delta)} vs best-so-far, CI [${fmt(vsBest.ci[0])}, ${fmt(vsBest.ci[1])}]; the lower bound must exceed -${policy.regressionMargin}`,
+    numbers: { delta: vsBest.delta, ciLow: vsBest.ci[0], ciHigh: vsBest.ci[1], tasks: vsBest.tasks, margin: policy.regressionMargin },
+  });
+
+  const { targetMetric, expectedEffect } = input.intervention;
+  const before = metricValue(parent.report.metrics, targetMetric);
+  const after = metricValue(candidate.report.metrics, targetMetric);
+  const moved = before !== undefined && after !== undefined ? after - before : undefined;
+  const asPredicted = moved !== undefined && (expectedEffect.direction === "up" ? moved > 0 : moved < 0);
+  checks.push({
+    name: "targeted_metric",
+    passed: asPredicted,
+    detail:
+      moved === undefined
+        ? `${targetMetric} is not reported for both branches`
+        : `${targetMetric} ${fmt(before!)} → ${fmt(after!)} (Δ ${fmt(moved)}); predicted ${expectedEffect.direction}`,
+    numbers: { before: before ?? null, after: after ?? null, delta: moved ?? null, expected: expectedEffect.direction },
+  });
+
+  const parentCrit = new Set(critFindings(parent.report));
+  const newCrit = critFindings(candidate.report).filter((c) => !parentCrit.has(c));
+  checks.push({
+    name: "no_new_crit",
+    passed: newCrit.length === 0,
+    detail: newCrit.length === 0 ? "no CRIT finding the parent did not have" : `new CRIT findings: ${newCrit.join(", ")}`,
+    numbers: { newCrit: newCrit.length, findings: newCrit.join(",") },
+  });
+
+  for (const [label, limit] of Object.entries(policy.validityLimits).sort()) {
+    const rate = candidate.report.metrics.label_rate[label] ?? 0;
+    checks.push({
+      name: "validity_limit",
+      passed: rate <= limit,
+      detail: `${label} rate ${fmt(rate)}, limit ${fmt(limit)}`,
+      numbers: { label, rate, limit },
+    });
+  }
+
+  return { promote: checks.every((c) => c.passed), checks, vsParent, vsBest };
+}

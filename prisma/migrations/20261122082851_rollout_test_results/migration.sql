@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Rollout" ADD COLUMN     "testResults" JSONB;
