@@ -1,0 +1,2 @@
+export { copyRollouts, type RolloutOwner } from "./copy-rollouts.ts";
+export { ingestRolloutFile, type IngestBatch, type IngestResult, type IngestRolloutFileInput } from "./ingest-rollout-file.ts";
