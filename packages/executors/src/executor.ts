@@ -1,42 +1,44 @@
-import type { FailureClass, Job } from "@evotrainer/contract";
+import type { FailureClass } from "@evotrainer/contract";
 
-/** What an adapter asks an executor to run: a command in a working directory holding these files. */
+/** What to run: a command in the job's directory, with these files placed there first. */
 export interface LaunchSpec {
-  job: Job;
+  jobId: string;
   command: string[];
   env: Record<string, string>;
-  /** Files to place in the job's directory before launch, relative path → content. */
+  /** Files to place in the job's directory before launch: relative path → content (job.json, configs…). */
   files: Record<string, string>;
 }
 
-/** Where a launched job can be found again after a restart of the control plane. */
+/** Where a launched job can be found again, also after a restart of the control plane. */
 export interface JobHandle {
   executor: "local" | "ssh" | "kubernetes";
   /** pid, Kubernetes Job name, … */
   externalId: string;
-  /** The contract's output directory as a URI the executor can read: file://, sftp://, pvc://, s3:// */
-  outputUri: string;
+  /** The job's directory on the machine that runs it; the contract's output dir is `${workDir}/output`. */
+  workDir: string;
 }
+
+/** Failure classes an executor can tell apart; the contract's classes plus what only the executor sees. */
+export type ExecutorFailureClass = FailureClass | "gpu_oom" | "node_lost" | "deadline_exceeded";
 
 export type JobObservation =
   | { state: "running" }
-  | { state: "succeeded"; exitCode: 0 }
-  | {
-      state: "failed";
-      exitCode: number | null;
-      failureClass: FailureClass | "gpu_oom" | "node_lost" | "deadline_exceeded";
-      retriable: boolean;
-      logTail: string;
-    };
+  | { state: "succeeded" }
+  | { state: "cancelled" }
+  | { state: "failed"; exitCode: number | null; failureClass: ExecutorFailureClass; retriable: boolean; message: string };
 
 /**
  * Decides where a job runs and moves its files; orthogonal to the trainer adapter, so any
  * adapter runs on any executor (local, ssh, kubernetes).
  */
 export interface Executor {
+  /** The directory a job will run in, so the adapter can render job.json's output dir before launch. */
+  workDirFor(jobId: string): string;
   launch(spec: LaunchSpec): Promise<JobHandle>;
   observe(handle: JobHandle): Promise<JobObservation>;
-  /** Bytes of an output file from `byteOffset` on, for incremental ingest while the job runs. */
-  readFrom(handle: JobHandle, relativePath: string, byteOffset: number): Promise<Uint8Array>;
+  /** Bytes of a file under the job's directory from `byteOffset` on, for incremental ingest. */
+  readFrom(handle: JobHandle, relativePath: string, byteOffset: number, maxBytes: number): Promise<Buffer>;
+  /** The last bytes of the job's combined stdout/stderr log. */
+  logTail(handle: JobHandle, maxBytes: number): Promise<string>;
   cancel(handle: JobHandle): Promise<void>;
 }

@@ -1,1 +1,2 @@
 export type * from "./executor.ts";
+export { LocalExecutor } from "./local/local-executor.ts";

@@ -1,0 +1,125 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { classifyExit, readStatus } from "@evotrainer/contract";
+import type { Executor, JobHandle, JobObservation, LaunchSpec } from "../executor.ts";
+import { readRange, readTail } from "./read-range.ts";
+
+const LOG = "job.log";
+const EXIT_CODE = "exit_code";
+const CANCELLED = "cancelled";
+
+// The job runs under a shell in its own session (process group) so that a restart of the control
+// plane neither kills it nor loses its exit code: the shell writes the code to a file when the
+// command ends. `$0` is the work dir, `"$@"` the command.
+const WRAPPER = `cd "$0" || exit 2; "$@" >> ${LOG} 2>&1; code=$?; echo $code > ${EXIT_CODE}.tmp && mv ${EXIT_CODE}.tmp ${EXIT_CODE}`;
+
+/**
+ * Whether `pid` is a live process. A zombie counts as gone: where PID 1 does not reap orphans
+ * (many containers) an exited process lingers as a zombie and would look alive to kill(pid, 0).
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S …"; the state follows the last ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
+  }
+}
+
+// Running these again fails the same way: a bad config, bad data, or a job too big for its memory.
+const notRetriable = new Set(["config_error", "data_error", "oom"]);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs jobs as child processes on this machine, each in `${jobsDir}/${jobId}`. */
+export class LocalExecutor implements Executor {
+  constructor(
+    private readonly jobsDir: string,
+    private readonly options: { cancelGraceMs?: number } = {},
+  ) {}
+
+  workDirFor(jobId: string): string {
+    if (!/^[A-Za-z0-9_-]+$/.test(jobId)) throw new Error(`job id "${jobId}" is not a safe directory name`);
+    return resolve(this.jobsDir, jobId);
+  }
+
+  async launch(spec: LaunchSpec): Promise<JobHandle> {
+    const workDir = this.workDirFor(spec.jobId);
+    await mkdir(join(workDir, "output"), { recursive: true });
+    for (const [relative, content] of Object.entries(spec.files)) {
+      const path = resolve(workDir, relative);
+      if (!path.startsWith(`${workDir}/`)) throw new Error(`file "${relative}" would land outside the job directory`);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, content);
+    }
+    const child = spawn("sh", ["-c", WRAPPER, workDir, ...spec.command], {
+      detached: true,
+      stdio: "ignore",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? workDir, ...spec.env, EVO_JOB_DIR: workDir },
+    });
+    if (child.pid === undefined) throw new Error(`could not start "${spec.command[0]}" for job ${spec.jobId}`);
+    child.unref();
+    await writeFile(join(workDir, "pid"), String(child.pid));
+    return { executor: "local", externalId: String(child.pid), workDir };
+  }
+
+  async observe(handle: JobHandle): Promise<JobObservation> {
+    const exitFile = join(handle.workDir, EXIT_CODE);
+    const cancelled = existsSync(join(handle.workDir, CANCELLED));
+    if (!existsSync(exitFile)) {
+      if (isAlive(Number(handle.externalId))) return { state: "running" };
+      if (cancelled) return { state: "cancelled" };
+      return {
+        state: "failed",
+        exitCode: null,
+        failureClass: "crash",
+        retriable: true,
+        message: "the job's process is gone without an exit code (machine restart or killed wrapper)",
+      };
+    }
+    const exitCode = Number((await readFile(exitFile, "utf8")).trim());
+    if (exitCode === 0) return { state: "succeeded" };
+    if (cancelled) return { state: "cancelled" };
+
+    const exit = classifyExit(exitCode);
+    const status = await readStatus(join(handle.workDir, "output")).catch(() => null);
+    // A SIGKILL we did not send is what the kernel's OOM killer does; the same job would be killed again.
+    const failureClass = status?.failureClass ?? (exit.oomSuspect ? "oom" : exit.failureClass ?? "crash");
+    const retriable = !notRetriable.has(failureClass);
+    const message = status?.message ?? (exit.signal ? `killed by ${exit.signal}` : `exited with code ${exitCode}`);
+    return { state: "failed", exitCode, failureClass, retriable, message };
+  }
+
+  readFrom(handle: JobHandle, relativePath: string, byteOffset: number, maxBytes: number): Promise<Buffer> {
+    return readRange(join(handle.workDir, relativePath), byteOffset, maxBytes);
+  }
+
+  logTail(handle: JobHandle, maxBytes: number): Promise<string> {
+    return readTail(join(handle.workDir, LOG), maxBytes);
+  }
+
+  /** SIGTERM to the whole process group, SIGKILL after the grace period. */
+  async cancel(handle: JobHandle): Promise<void> {
+    await writeFile(join(handle.workDir, CANCELLED), "");
+    const pid = Number(handle.externalId);
+    const signalGroup = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-pid, signal);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+      }
+    };
+    signalGroup("SIGTERM");
+    const deadline = Date.now() + (this.options.cancelGraceMs ?? 10_000);
+    while (isAlive(pid) && Date.now() < deadline) await sleep(50);
+    signalGroup("SIGKILL");
+  }
+}
