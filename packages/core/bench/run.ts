@@ -55,7 +55,7 @@ function sweRollouts(n: number, bytes: number): Rollout[] {
 }
 
 // The same decisions written directly in JS (no CEL, no guards, no caps): what the harness costs.
-const BASELINES: Record<Domain, (r: Rollout) => number> = {
+const BASELINES: Record<Exclude<Domain, "custom">, (r: Rollout) => number> = {
   math: (r) => {
     const t = r.response ?? "";
     const gt = typeof r.groundTruth === "string" ? r.groundTruth : "";
@@ -137,7 +137,6 @@ console.log("\nBacktest on 100,000 rollouts (12,500 groups of 8), one core");
 const parent = defaultRecipe();
 const candidate: Recipe = structuredClone(parent);
 candidate.reward.components.format!.weight = 0.2;
-candidate.data.dynamicSampling.enabled = true;
 const big: Rollout[] = Array.from({ length: 100_000 }, (_, i) => {
   const correctness = rand() < 0.3 ? 1 : 0;
   return {

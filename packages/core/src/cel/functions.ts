@@ -5,7 +5,7 @@ import { patchFiles } from "../text/patch-files.ts";
 import { ngramRepeatRatio, repeatRun } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
 import { toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
-import { re2Span, re2Test } from "./regex.ts";
+import { re2Span } from "./regex.ts";
 import { STD_FUNCTIONS, type Overload } from "./stdlib.ts";
 import { T } from "./types.ts";
 
@@ -66,14 +66,16 @@ const HELPERS: readonly Helper[] = [
     func: celFunc("tool_repeat_run", [ANY_LIST], INT, (l) => BigInt(toolRepeatRun(toolCalls(l)))),
   },
   {
-    // Index of the last call whose "name args" text matches the pattern, -1 when none does.
+    // Index of the last call whose "name args" text contains any of the needles, -1 when none does.
+    // Substrings, not regexes: it runs per call, and @bufbuild/cel compiles a regex on every use.
     name: "last_call",
-    overload: { args: [T.list(T.dyn), T.string], result: T.int },
-    patternArg: 1,
-    func: celFunc("last_call", [ANY_LIST, STRING], INT, (l, p) => {
+    overload: { args: [T.list(T.dyn), T.list(T.string)], result: T.int },
+    func: celFunc("last_call", [ANY_LIST, listType(STRING)], INT, (l, needles) => {
       const calls = toolCalls(l);
+      const ns = [...needles].filter((x): x is string => typeof x === "string");
       for (let i = calls.length - 1; i >= 0; i--) {
-        if (re2Test(`${calls[i]!.name} ${calls[i]!.args}`, p)) return BigInt(i);
+        const text = `${calls[i]!.name} ${calls[i]!.args}`;
+        if (ns.some((x) => text.includes(x))) return BigInt(i);
       }
       return -1n;
     }),

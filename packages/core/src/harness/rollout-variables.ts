@@ -34,6 +34,8 @@ export const ROLLOUT_VARIABLES: VariableSchema = {
   test_status: T.string,
   test_message: T.string,
   tool_calls: T.list(TOOL_CALL),
+  // One line per tool call, "name args": one regex over all calls instead of one per call.
+  tool_text: T.string,
   tool_results: T.list(TOOL_RESULT),
   // The final diff of an agentic (swe) episode: `extra.patch` when the trainer reports one.
   patch: T.string,
@@ -103,6 +105,7 @@ export function rolloutBindings(r: Rollout, context: RolloutContext = {}, caps: 
     test_status: r.testResults?.status ?? "",
     test_message: str(r.testResults?.message ?? ""),
     tool_calls: toolCalls,
+    tool_text: str(toolCalls.map((c) => `${c.name} ${c.args}`).join("\n")),
     tool_results: toolResults,
     patch: str(typeof patch === "string" ? patch : ""),
     max_response_tokens: BigInt(context.maxResponseTokens ?? 0),
