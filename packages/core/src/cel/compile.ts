@@ -2,6 +2,7 @@ import { celEnv, isCelError, parse, plan, type CelEnv, type CelInput, type CelVa
 import { children, type Expr } from "./ast.ts";
 import { CheckError, checkExpr } from "./checker.ts";
 import { ALLOWED_FUNCTIONS, HELPER_FUNCS } from "./functions.ts";
+import { cachingRe2 } from "./regex.ts";
 import { DEFAULT_RULE_LIMITS, guardProblem, type GuardReason, type RuleLimits } from "./guards.ts";
 import { toCelType, typeName, type CelT, type VariableSchema } from "./types.ts";
 
@@ -39,6 +40,7 @@ function envFor(variables: VariableSchema): CelEnv {
     env = celEnv({
       variables: Object.fromEntries(Object.entries(variables).map(([k, t]) => [k, toCelType(t)])),
       funcs: [...HELPER_FUNCS],
+      re2: cachingRe2,
     });
     envs.set(variables, env);
   }

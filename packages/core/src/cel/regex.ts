@@ -1,8 +1,31 @@
 import { celEnv, CelScalar, isCelError, parse, plan } from "@bufbuild/cel";
+import { RE2JS } from "@bufbuild/re2";
 
-// All regex work goes through @bufbuild/cel's own `matches` (RE2 semantics, linear time), so a
-// detector's pattern can never backtrack catastrophically and behaves the same in every helper.
-const env = celEnv({ variables: { t: CelScalar.STRING, p: CelScalar.STRING } });
+type RE2 = NonNullable<NonNullable<Parameters<typeof celEnv>[0]>["re2"]>;
+
+const CACHED_PATTERNS = 512;
+const compiled = new Map<string, RE2JS>();
+
+/**
+ * @bufbuild/cel's RE2 engine (linear time), with compiled patterns cached: the built-in `matches`
+ * recompiles its pattern on every call, which dominated detector evaluation. Bounded so that
+ * rules building patterns from data cannot grow it without limit.
+ */
+export const cachingRe2: RE2 = {
+  compile(pattern) {
+    let regex = compiled.get(pattern);
+    if (!regex) {
+      regex = RE2JS.compile(pattern);
+      if (compiled.size >= CACHED_PATTERNS) compiled.delete(compiled.keys().next().value!);
+      compiled.set(pattern, regex);
+    }
+    return regex;
+  },
+};
+
+// All regex work goes through CEL's `matches` (RE2 semantics, linear time), so a detector's
+// pattern can never backtrack catastrophically and behaves the same in every helper.
+const env = celEnv({ variables: { t: CelScalar.STRING, p: CelScalar.STRING }, re2: cachingRe2 });
 const matchesProgram = plan(env, parse("t.matches(p)"));
 
 /** RE2 search: does `pattern` match anywhere in `text`? Throws on an invalid pattern. */
