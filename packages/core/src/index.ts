@@ -60,3 +60,6 @@ export {
 } from "./autonomy.ts";
 export { skillSchema, matchingSkills, type Skill } from "./skill.ts";
 export type { Proposer, ProposerInput, LineageEntry } from "./proposer.ts";
+
+export { runConfigSchema, lockedEvaluationOf, type RunConfig, type RunConfigInput } from "./run-config.ts";
+export { planRound, type PlanRoundInput, type PlannedIntervention } from "./loop/plan-round.ts";

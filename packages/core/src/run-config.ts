@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { domainSchema, evaluationProtocolSchema } from "@evotrainer/contract";
+import { autonomyPolicySchema } from "./autonomy.ts";
+import { gatePolicySchema } from "./harness/harness.ts";
+import type { LockedEvaluation } from "./locked-evaluation.ts";
+import { recipeSchema } from "./recipe.ts";
+
+/** What a person writes to start a run (examples/*.yaml); validated once, then frozen on the Run row. */
+export const runConfigSchema = z.strictObject({
+  name: z.string().min(1).max(120),
+  domain: domainSchema,
+  // The base policy: a model id, a path, or a gym policy name.
+  basePolicy: z.string().min(1),
+  recipe: recipeSchema,
+  evaluation: evaluationProtocolSchema,
+  // Extra recipe locations this run treats as evaluation settings, beyond the built-in ones.
+  lockedPaths: z.array(z.string().startsWith("/")).default([]),
+  autonomy: autonomyPolicySchema,
+  gate: gatePolicySchema.default(gatePolicySchema.parse({})),
+  search: z
+    .strictObject({
+      // K proposals per round, B kept after backtesting.
+      proposals: z.number().int().min(1).max(32).default(4),
+      keep: z.number().int().min(1).max(8).default(2),
+      stepsPerBranch: z.number().int().min(1).default(30),
+      proposer: z.enum(["rule"]).default("rule"),
+    })
+    .default({ proposals: 4, keep: 2, stepsPerBranch: 30, proposer: "rule" }),
+  budget: z.strictObject({
+    // GPU-seconds (CPU-seconds for the gym) over all jobs of the run.
+    gpuSeconds: z.number().positive(),
+    branches: z.number().int().min(1),
+    rounds: z.number().int().min(1),
+  }),
+  executor: z.enum(["local"]).default("local"),
+  adapter: z.enum(["gym"]).default("gym"),
+  seed: z.number().int().nonnegative().default(0),
+});
+export type RunConfig = z.infer<typeof runConfigSchema>;
+export type RunConfigInput = z.input<typeof runConfigSchema>;
+
+/** The run's evaluation as interventions must leave it: both splits and the extra locked paths. */
+export function lockedEvaluationOf(config: Pick<RunConfig, "evaluation" | "lockedPaths">): LockedEvaluation {
+  const split = ({ taskCount: _taskCount, ...spec }: RunConfig["evaluation"]["promotion"]) => spec;
+  return { promotion: split(config.evaluation.promotion), sealed: split(config.evaluation.sealed), lockedPaths: config.lockedPaths };
+}
