@@ -25,7 +25,9 @@ describe("every model round-trips through the migrated database", () => {
     });
     const detector = await db.detector.create({
       data: {
+        key: "swe.test_tampering",
         label: "test_tampering",
+        domains: ["swe"],
         version: 1,
         cel: "rollout.files_touched.exists(f, f.startsWith('tests/'))",
         description: "the patch edits test files",
