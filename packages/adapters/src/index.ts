@@ -1,1 +1,2 @@
 export type * from "./adapter.ts";
+export { gymAdapter } from "./gym-adapter.ts";

@@ -3,6 +3,11 @@ import type { FailureClass } from "@evotrainer/contract";
 /** What to run: a command in the job's directory, with these files placed there first. */
 export interface LaunchSpec {
   jobId: string;
+  /**
+   * 1 for the first launch of a job, +1 per retry. Launching an attempt that is already running
+   * (the control plane crashed right after launching it) adopts that process instead of starting another.
+   */
+  attempt: number;
   command: string[];
   env: Record<string, string>;
   /** Files to place in the job's directory before launch: relative path → content (job.json, configs…). */

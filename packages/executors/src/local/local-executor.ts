@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { classifyExit, readStatus } from "@evotrainer/contract";
 import type { Executor, JobHandle, JobObservation, LaunchSpec } from "../executor.ts";
@@ -53,6 +53,10 @@ export class LocalExecutor implements Executor {
 
   async launch(spec: LaunchSpec): Promise<JobHandle> {
     const workDir = this.workDirFor(spec.jobId);
+    const adopted = await this.adopt(workDir, spec.attempt);
+    if (adopted) return adopted;
+    // A retry starts clean of the last attempt's markers; its output dir stays, for resuming.
+    await Promise.all([EXIT_CODE, CANCELLED, "pid"].map((name) => rm(join(workDir, name), { force: true })));
     await mkdir(join(workDir, "output"), { recursive: true });
     for (const [relative, content] of Object.entries(spec.files)) {
       const path = resolve(workDir, relative);
@@ -67,8 +71,18 @@ export class LocalExecutor implements Executor {
     });
     if (child.pid === undefined) throw new Error(`could not start "${spec.command[0]}" for job ${spec.jobId}`);
     child.unref();
+    await writeFile(join(workDir, "attempt"), String(spec.attempt));
     await writeFile(join(workDir, "pid"), String(child.pid));
     return { executor: "local", externalId: String(child.pid), workDir };
+  }
+
+  /** The handle of this attempt when it was already launched, so a repeated launch starts nothing. */
+  private async adopt(workDir: string, attempt: number): Promise<JobHandle | null> {
+    const [pid, launched] = await Promise.all(
+      ["pid", "attempt"].map((name) => readFile(join(workDir, name), "utf8").then((text) => Number(text.trim()), () => null)),
+    );
+    if (pid == null || launched !== attempt) return null;
+    return { executor: "local", externalId: String(pid), workDir };
   }
 
   async observe(handle: JobHandle): Promise<JobObservation> {

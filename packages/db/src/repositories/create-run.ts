@@ -1,0 +1,60 @@
+import { canonicalJson, DEFAULT_HEALTH_RULES, DETECTOR_CATALOG, recipeHash, type Recipe, type RunConfig } from "@evotrainer/core";
+import type { Database } from "../client.ts";
+import { recordEvent, type Tx } from "./events.ts";
+import { registerHarnessVersion } from "./harness-versions.ts";
+import { json } from "./json.ts";
+
+/** Stores a recipe once per content hash and returns its row id. */
+export async function storeRecipe(tx: Tx, recipe: Recipe): Promise<string> {
+  const hash = recipeHash(recipe);
+  const row = await tx.recipe.upsert({ where: { hash }, update: {}, create: { hash, canonical: canonicalJson(recipe) } });
+  return row.id;
+}
+
+/**
+ * Creates a run from a validated config: the run (its config frozen in `settings`), harness v1 from
+ * the domain's detector catalog, and the base branch v0 queued for training.
+ */
+export async function createRun(
+  db: Database,
+  config: RunConfig,
+  owner: { organizationId: string; createdById?: string },
+): Promise<{ runId: string; baseBranchId: string }> {
+  return db.$transaction(async (tx) => {
+    const run = await tx.run.create({
+      data: {
+        organizationId: owner.organizationId,
+        createdById: owner.createdById ?? null,
+        name: config.name,
+        domain: config.domain,
+        status: "running",
+        basePolicy: config.basePolicy,
+        settings: json(config),
+        evaluationProtocol: json(config.evaluation),
+        autonomyPolicy: json(config.autonomy),
+        budget: json(config.budget),
+        startedAt: new Date(),
+      },
+    });
+    const harnessVersionId = await registerHarnessVersion(tx, {
+      runId: run.id,
+      parentId: null,
+      version: 1,
+      domain: config.domain,
+      definition: {
+        version: 1,
+        detectors: DETECTOR_CATALOG.filter((d) => d.domains.includes(config.domain)),
+        healthRules: [...DEFAULT_HEALTH_RULES],
+        gate: config.gate,
+      },
+      evidence: { reason: "the built-in catalog of the domain" },
+    });
+    await tx.run.update({ where: { id: run.id }, data: { harnessVersionId } });
+    const recipeId = await storeRecipe(tx, config.recipe);
+    const base = await tx.branch.create({ data: { runId: run.id, version: 0, round: 0, status: "queued", recipeId } });
+    await recordEvent(tx, { runId: run.id, type: "run_created", actor: owner.createdById ? `user:${owner.createdById}` : "cli", payload: { config: json(config) } });
+    await recordEvent(tx, { runId: run.id, type: "harness_version", actor: "system", payload: { version: 1, detectors: DETECTOR_CATALOG.filter((d) => d.domains.includes(config.domain)).length } });
+    await recordEvent(tx, { runId: run.id, branchId: base.id, type: "branch_created", actor: "system", payload: { version: 0, base: true } });
+    return { runId: run.id, baseBranchId: base.id };
+  });
+}

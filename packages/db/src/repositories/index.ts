@@ -1,0 +1,5 @@
+export { loadBranchRollouts } from "./branch-rollouts.ts";
+export { createRun, storeRecipe } from "./create-run.ts";
+export { recordEvent, type EventType, type Tx } from "./events.ts";
+export { loadHarnessVersion, registerHarnessVersion } from "./harness-versions.ts";
+export { json } from "./json.ts";
