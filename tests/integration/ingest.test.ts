@@ -4,8 +4,9 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Rollout } from "@evotrainer/contract";
-import { createDatabase } from "@evotrainer/db";
-import { ingestRolloutFile, type IngestRolloutFileInput } from "@evotrainer/db/ingest";
+import { compileHarness, MATH_DETECTORS } from "@evotrainer/core";
+import { createDatabase, loadHarnessVersion, registerHarnessVersion } from "@evotrainer/db";
+import { ingestRolloutFile, type BatchLabeler, type IngestRolloutFileInput } from "@evotrainer/db/ingest";
 import { seedRunWithJob } from "../support/seed.ts";
 
 function rollout(step: number, task: number, sample: number, split: Rollout["split"] = "train"): Rollout {
@@ -112,5 +113,58 @@ describe("streaming rollout ingest (COPY + ON CONFLICT on a real Postgres)", () 
     expect(retry).toMatchObject({ inserted: 2, duplicates: 0 });
     expect(seen).toEqual(["1-t3-0:t3:bigint", "1-t3-1:t3:bigint"]);
     expect(await db.rollout.count({ where: { branchId: input.owner.branchId } })).toBe(7);
+  });
+});
+
+describe("labelled ingest: the math catalog runs on each batch before it is stored", () => {
+  const databaseUrl = inject("databaseUrl");
+  const db = createDatabase(databaseUrl);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const dir = mkdtempSync(join(tmpdir(), "evo-label-"));
+  const file = join(dir, "step_2.jsonl");
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await pool.end();
+    await db.$disconnect();
+  });
+
+  it("stores labels with their detector and evidence, keeps flagged text, and counts LabelStat once", async () => {
+    const { run, branch, job } = await seedRunWithJob(db, "labels");
+    const compiled = compileHarness({ version: 1, detectors: [...MATH_DETECTORS], healthRules: [] });
+    if (!compiled.ok) throw new Error("catalog does not compile");
+    const harnessId = await db.$transaction((tx) =>
+      registerHarnessVersion(tx, { runId: run.id, parentId: null, version: 1, domain: "math", definition: compiled.harness.definition }),
+    );
+    const { detectorRowIds } = await loadHarnessVersion(db, harnessId);
+    const labeler: BatchLabeler = {
+      label: (rollouts) => compiled.harness.label(rollouts, "math", { maxResponseTokens: 64 }).labels,
+      detectors: new Map(compiled.harness.detectors.map((d) => [d.definition.id, { rowId: detectorRowIds.get(d.definition.id)!, label: d.definition.label }])),
+    };
+    const right = { ...rollout(2, 1, 0), response: "So 9 * 2 = 18.\n\\boxed{18}", groundTruth: "18", reward: 1 };
+    const wrong = { ...rollout(2, 1, 1), response: "So 9 * 3 = 27.\n\\boxed{27}", groundTruth: "18", reward: 0 };
+    const cut = { ...rollout(2, 1, 2), response: "Let me think about 9 * 2", groundTruth: "18", reward: 0, finishReason: "length", truncated: true, responseTokens: 64 };
+    writeFileSync(file, [right, wrong, cut].map(line).join(""));
+    const labelled = { owner: { runId: run.id, branchId: branch.id, jobId: job.id }, file, source: "rollouts/train/step_2.jsonl", keepText: () => false, labeler };
+
+    expect(await ingestRolloutFile(pool, labelled)).toMatchObject({ inserted: 3 });
+    const labels = await db.rolloutLabel.findMany({ where: { branchId: branch.id }, include: { rollout: true, detector: true }, orderBy: [{ rolloutId: "asc" }, { label: "asc" }] });
+    expect(labels.map((l) => `${l.rollout.uid}:${l.label}`)).toEqual(["2-t1-1:wrong_answer", "2-t1-2:format_error", "2-t1-2:truncated", "2-t1-2:wrong_answer"]);
+    expect(labels[0]!.evidence).toMatchObject({ answer: "27", expected: "18" });
+    expect(labels[0]!.detector).toMatchObject({ key: "math.wrong_answer", version: 1 });
+
+    const texts = await db.rollout.findMany({ where: { branchId: branch.id }, orderBy: { uid: "asc" }, select: { uid: true, response: true } });
+    expect(texts.map((t) => t.response !== null)).toEqual([false, true, true]);
+
+    await db.ingestCursor.deleteMany({ where: { jobId: job.id } });
+    expect(await ingestRolloutFile(pool, labelled)).toMatchObject({ inserted: 0, duplicates: 3 });
+    const stats = await db.labelStat.findMany({ where: { branchId: branch.id, step: 2 }, orderBy: { label: "asc" } });
+    expect(Object.fromEntries(stats.map((s) => [s.label, `${s.count}/${s.total}`]))).toEqual({
+      empty_response: "0/3",
+      format_error: "1/3",
+      language_mix: "0/3",
+      repetition_loop: "0/3",
+      truncated: "1/3",
+      wrong_answer: "2/3",
+    });
   });
 });

@@ -1,5 +1,7 @@
 import type pg from "pg";
 import { parseJsonlLine, readJsonlFrom, rolloutSchema, type Rollout } from "@evotrainer/contract";
+import type { BatchLabeler } from "./batch-labels.ts";
+import { writeBatchLabels } from "./batch-labels.ts";
 import { copyRollouts, type RolloutOwner } from "./copy-rollouts.ts";
 
 export interface IngestRolloutFileInput {
@@ -8,8 +10,10 @@ export interface IngestRolloutFileInput {
   file: string;
   /** The name the cursor and quarantined lines are recorded under (the file's path in the job's output dir). */
   source: string;
-  /** Whether to keep a rollout's prompt and response text (eval, flagged, a sample of the rest). */
+  /** Whether to keep the text of a rollout no detector flagged (eval, a sample of the rest); flagged ones always keep it. */
   keepText: (rollout: Rollout) => boolean;
+  /** Detectors to run on each batch before it is stored; their labels and LabelStat counts commit with it. */
+  labeler?: BatchLabeler;
   /** Bytes read per batch; each batch is one transaction. */
   batchBytes?: number;
 }
@@ -59,10 +63,12 @@ export async function ingestRolloutFile(
       else bad.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
     }
 
+    const labels = input.labeler?.label(good) ?? [];
+    const flagged = new Set(labels.map((l) => l.rolloutUid));
     const client = await pool.connect();
     try {
       await client.query("BEGIN");
-      const inserted = await copyRollouts(client, input.owner, good, input.keepText);
+      const inserted = await copyRollouts(client, input.owner, good, (r) => flagged.has(r.uid) || input.keepText(r));
       if (bad.length > 0) {
         await client.query(
           `INSERT INTO "QuarantinedLine" (id, "runId", "branchId", "jobId", source, "lineNumber", reason, raw)
@@ -73,10 +79,9 @@ export async function ingestRolloutFile(
         );
       }
       const byUid = new Map(good.map((r) => [r.uid, r]));
-      await onBatch?.(client, {
-        inserted: inserted.map((row) => ({ ...row, rollout: byUid.get(row.uid)! })),
-        quarantined: bad.length,
-      });
+      const batch = { inserted: inserted.map((row) => ({ ...row, rollout: byUid.get(row.uid)! })), quarantined: bad.length };
+      if (input.labeler) await writeBatchLabels(client, input.owner.branchId, input.labeler, batch.inserted, labels);
+      await onBatch?.(client, batch);
       await client.query(
         `INSERT INTO "IngestCursor" (id, "jobId", file, "byteOffset", "lineNumber", "updatedAt")
          VALUES (gen_random_uuid()::text, $1, $2, $3, $4, now())
