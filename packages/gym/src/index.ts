@@ -1,2 +1,12 @@
-// The built-in CPU trainer implementing evo.job/v1 lands with issue 4; this package is its home.
-export {};
+// @evotrainer/gym: the built-in CPU trainer implementing evo.job/v1, for the demo and tests.
+export { runGymJob, type RunGymJobOptions, type GymJobResult } from "./trainer.ts";
+export { resolveSetup, GymConfigError, DEFAULT_GYM_OPTIONS, type GymOptions, type GymSetup } from "./gym-config.ts";
+export { createTraining, trainingEnv, type Training, type TrainingSetup, type StepResult } from "./training.ts";
+export { evaluateSplit, lockedEnv, parseGymDataset, GYM_DATASET_SIZE, type SplitEvaluation } from "./evaluate.ts";
+export { basePolicy, domainModel } from "./domains.ts";
+export { saveCheckpoint, loadCheckpoint, policyFileOf, CheckpointError, POLICY_FORMAT, type PolicyFile } from "./checkpoint.ts";
+export { poolTask, poolTasks, TRAIN_POOL } from "./tasks/pool.ts";
+export { GYM_DOMAINS, type GymDomain, type Task } from "./tasks/task.ts";
+export { LR_SCALE, SUPPORTED_ESTIMATORS } from "./grpo.ts";
+export type { Policy } from "./policy.ts";
+export type { Episode, EpisodeEnv, DomainModel } from "./episodes/episode.ts";
