@@ -2,6 +2,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { QueueEvents } from "bullmq";
 import { createDatabase } from "@evotrainer/db";
 import { createWorkerConnection, QueueName } from "@evotrainer/queue";
+import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
@@ -26,13 +27,13 @@ describe("the worker process", () => {
     const events = new QueueEvents(QueueName.Reconcile, { connection: createWorkerConnection(redisUrl), prefix });
     await events.waitUntilReady();
     const completed = new Promise<unknown>((resolve) => events.once("completed", ({ returnvalue }) => resolve(returnvalue)));
-    const app = await startWorkerApp(env, (line) => logs.push(line));
+    const app = await startWorkerApp(env, (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }), (line) => logs.push(line));
     try {
       const db = createDatabase(databaseUrl);
-      const expectedRuns = await db.run.count({ where: { status: { in: ["pending", "running"] } } });
+      const expectedRuns = await db.run.count({ where: { status: "running" } });
       await db.$disconnect();
       expect(await completed).toMatchObject({ activeRuns: expectedRuns });
-      expect(app.registry.queues).toEqual([QueueName.Reconcile]);
+      expect(app.registry.queues).toEqual([QueueName.Propose, QueueName.Dispatch, QueueName.Monitor, QueueName.Verdict, QueueName.Decide, QueueName.Reconcile]);
     } finally {
       await app.shutdown();
       await events.close();

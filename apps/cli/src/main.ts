@@ -1,9 +1,16 @@
+import { decideCommand } from "./commands/decide.ts";
 import { quickstart } from "./commands/quickstart.ts";
+import { reportCommand } from "./commands/report.ts";
+import { runCommand } from "./commands/run.ts";
 
 const usage = `usage: evotrainer <command>
 
 commands:
-  quickstart [--exit-when-ready]   check services, migrate, build and start the worker and the dashboard`;
+  quickstart [--exit-when-ready]              check services, migrate, build and start the worker and the dashboard
+  run <config.yaml> [--wait] [--json]         create a run (examples/gym-swe.yaml) and optionally follow it to the end
+  status [runId]                              one line on a run (the latest by default)
+  report <runId> [--json]                     the branch tree with interventions, verdicts, decisions, labels, skills, sealed result
+  decide <branchId> approve|revise|veto --note "…"   decide on a branch awaiting a person`;
 
 const [command, ...args] = process.argv.slice(2);
 
@@ -11,6 +18,18 @@ try {
   switch (command) {
     case "quickstart":
       process.exitCode = await quickstart(args);
+      break;
+    case "run":
+      process.exitCode = await runCommand(args);
+      break;
+    case "status":
+      process.exitCode = await reportCommand(args, true);
+      break;
+    case "report":
+      process.exitCode = await reportCommand(args, false);
+      break;
+    case "decide":
+      process.exitCode = await decideCommand(args);
       break;
     case undefined:
     case "help":

@@ -1,9 +1,17 @@
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { databaseEnvSchema, loadEnv } from "@evotrainer/db";
 import { redisEnvSchema } from "@evotrainer/queue";
 
+const defaultJobsDir = resolve(fileURLToPath(new URL("../../..", import.meta.url)), ".evotrainer/jobs");
+
 export const workerEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).extend({
   EVO_RECONCILE_EVERY_MS: z.coerce.number().int().min(1_000).default(15_000),
+  EVO_MONITOR_EVERY_MS: z.coerce.number().int().min(50).default(1_000),
+  // Where the local executor gives each job its own directory.
+  EVO_JOBS_DIR: z.string().min(1).default(defaultJobsDir),
+  EVO_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
 });
 
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;

@@ -1,3 +1,4 @@
+import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "./env.ts";
 import { startWorkerApp } from "./worker-app.ts";
 
@@ -10,7 +11,7 @@ const env = (() => {
   }
 })();
 
-const app = await startWorkerApp(env);
+const app = await startWorkerApp(env, (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }));
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {

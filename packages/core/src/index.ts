@@ -58,8 +58,30 @@ export {
   autonomyPolicySchema, gateFor, consecutiveFailures, branchFailed, policyDecision,
   type AutonomyPolicy, type AutonomyContext, type GateDecision, type BranchOutcome,
 } from "./autonomy.ts";
-export { skillSchema, matchingSkills, type Skill } from "./skill.ts";
+export { skillSchema, skillEvidenceSchema, matchingSkills, trackRecord, triggerFires, type Skill, type SkillEvidence } from "./skill.ts";
+export { interventionKey } from "./intervention-key.ts";
+export { motivatingFindings, skillTrigger } from "./skills/skill-trigger.ts";
+export { createSkill, skillEvidence, type SkillSource, type CreateSkillResult } from "./skills/create-skill.ts";
+export { updateSkill, appliedSkills, recordApplication, type SkillOutcome } from "./skills/update-skill.ts";
+export { retrieveSkills, type RetrievedSkill } from "./skills/retrieve-skills.ts";
+export { learnFromBranch, type Learned } from "./skills/learn-from-branch.ts";
+
+export { diagnosticGap, DEFAULT_GAP_OPTIONS, type DiagnosticGap, type GapInput, type GapOptions } from "./harness-evolution/gap-check.ts";
+export { EXTRA_DETECTORS } from "./harness-evolution/candidate-library.ts";
+export { candidateDetectors } from "./harness-evolution/candidate-detectors.ts";
+export { rateSeparation, type RateSeparation } from "./harness-evolution/rate-separation.ts";
+export {
+  retroValidate, DEFAULT_RETRO_OPTIONS,
+  type BranchRollouts, type ConfirmedLabel, type RetroOptions, type RetroValidation, type RetroEvidence, type BranchRate,
+} from "./harness-evolution/retro-validate.ts";
+export { registerDetectors, type HarnessRegistration, type RegisteredDetector, type RegisterResult } from "./harness-evolution/register-detectors.ts";
+export { evolveHarness, type EvolveInput, type Evolution } from "./harness-evolution/evolve-harness.ts";
+
+export { realisedEffect, type RealisedEffect } from "./calibration/realised-effect.ts";
+export { calibrationRecord, type CalibrationRecord } from "./calibration/calibration-record.ts";
+export { calibrationSummary, type CalibrationSummary } from "./calibration/calibration-summary.ts";
 export type { Proposer, ProposerInput, LineageEntry } from "./proposer.ts";
 
 export { runConfigSchema, lockedEvaluationOf, type RunConfig, type RunConfigInput } from "./run-config.ts";
 export { planRound, type PlanRoundInput, type PlannedIntervention } from "./loop/plan-round.ts";
+export { baselineChecks } from "./loop/baseline-checks.ts";

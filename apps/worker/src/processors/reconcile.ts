@@ -1,20 +1,39 @@
 import type { Database } from "@evotrainer/db";
+import { QueueName, type Producer } from "@evotrainer/queue";
 
 export interface ReconcileResult {
   activeRuns: number;
-  activeBranches: number;
+  enqueued: number;
 }
 
-const terminalBranch = ["promoted", "rejected", "vetoed", "failed", "cancelled"] as const;
-
 /**
- * Periodic sweep over Postgres, the source of truth. It counts what is in flight; the loop's
- * steps (issue 5) hook their re-enqueueing in here so a lost Redis or a killed worker loses nothing.
+ * Periodic sweep over Postgres, the source of truth: re-enqueues the next step of every run and
+ * branch that is not in a terminal state. Steps are idempotent and deduplicated, so enqueueing one
+ * that is already waiting or running changes nothing; after a lost Redis or a killed worker it is
+ * what puts the loop back on its feet.
  */
-export async function reconcile(db: Database): Promise<ReconcileResult> {
-  const [activeRuns, activeBranches] = await Promise.all([
-    db.run.count({ where: { status: { in: ["pending", "running"] } } }),
-    db.branch.count({ where: { status: { notIn: [...terminalBranch] }, run: { status: { in: ["pending", "running"] } } } }),
-  ]);
-  return { activeRuns, activeBranches };
+export async function reconcile(db: Database, producer: Producer): Promise<ReconcileResult> {
+  const runs = await db.run.findMany({
+    where: { status: "running" },
+    include: { branches: { where: { status: { in: ["queued", "training", "evaluating", "awaiting_decision"] } }, include: { jobs: true } } },
+  });
+  let enqueued = 0;
+  const enqueue: Producer["enqueue"] = (...args) => {
+    enqueued++;
+    return producer.enqueue(...args);
+  };
+  for (const run of runs) {
+    const sealed = await db.job.findFirst({ where: { kind: "eval", branch: { runId: run.id }, state: "running" } });
+    if (sealed) await enqueue(QueueName.Monitor, { runId: run.id, branchId: sealed.branchId, jobId: sealed.id });
+    for (const branch of run.branches) {
+      const payload = { runId: run.id, branchId: branch.id };
+      const running = branch.jobs.find((j) => j.kind === "train" && j.state === "running");
+      if (branch.status === "queued" || (branch.status === "training" && !running)) await enqueue(QueueName.Dispatch, payload);
+      else if (branch.status === "training" && running) await enqueue(QueueName.Monitor, { ...payload, jobId: running.id });
+      else if (branch.status === "evaluating") await enqueue(QueueName.Verdict, payload);
+      else if (branch.status === "awaiting_decision") await enqueue(QueueName.Decide, payload);
+    }
+    if (run.branches.length === 0 && !sealed) await enqueue(QueueName.Propose, { runId: run.id, round: run.round + 1 });
+  }
+  return { activeRuns: runs.length, enqueued };
 }

@@ -19,6 +19,7 @@ export type EventType =
   | "promotion"
   | "harness_version"
   | "skill"
+  | "run_finishing"
   | "run_finished";
 
 /** Appends one row to the run's ledger (the table rejects updates). */

@@ -3,3 +3,4 @@ export { createRun, storeRecipe } from "./create-run.ts";
 export { recordEvent, type EventType, type Tx } from "./events.ts";
 export { loadHarnessVersion, registerHarnessVersion } from "./harness-versions.ts";
 export { json } from "./json.ts";
+export { buildRunReport, type RunReport } from "./run-report.ts";

@@ -1,0 +1,23 @@
+import { readFileSync } from "node:fs";
+import { parseDocument } from "yaml";
+import { runConfigSchema, type RunConfig } from "@evotrainer/core";
+
+/** Reads a run config YAML file; errors name the file, the line (YAML) or the field (schema) and what is allowed. */
+export function readRunConfig(file: string): RunConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(`${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const document = parseDocument(text, { prettyErrors: true });
+  if (document.errors.length > 0) {
+    throw new Error(`${file}: not valid YAML:\n${document.errors.map((e) => `  - line ${e.linePos?.[0]?.line ?? "?"}: ${e.message.split("\n")[0]}`).join("\n")}`);
+  }
+  const parsed = runConfigSchema.safeParse(document.toJS());
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  - ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
+    throw new Error(`${file}: invalid run config:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,22 @@
+import { QueueName } from "@evotrainer/queue";
+import type { LoopDeps } from "./deps.ts";
+import { budgetExhausted } from "./budget.ts";
+import { budgetUsed, finishRun } from "./finish-run.ts";
+
+/** Branch states that still need the loop's attention. */
+export const activeBranchStatuses = ["proposed", "queued", "training", "evaluating", "awaiting_decision"] as const;
+
+/**
+ * Called whenever a branch settles: once every branch of the run has settled, either the next
+ * round is proposed or, with the budget spent, the run is finished.
+ */
+export async function advanceRun(deps: LoopDeps, runId: string): Promise<string> {
+  const active = await deps.db.branch.count({ where: { runId, status: { in: [...activeBranchStatuses] } } });
+  if (active > 0) return `${active} branch(es) still active`;
+  const { run, config, used } = await budgetUsed(deps, runId);
+  if (run.status !== "running") return `run is ${run.status}`;
+  const exhausted = budgetExhausted(config.budget, used);
+  if (exhausted) return finishRun(deps, runId, exhausted);
+  await deps.producer.enqueue(QueueName.Propose, { runId, round: run.round + 1 });
+  return `round ${run.round + 1} proposed`;
+}

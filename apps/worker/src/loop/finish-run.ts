@@ -1,0 +1,46 @@
+import { recordEvent } from "@evotrainer/db";
+import { budgetExhausted } from "./budget.ts";
+import type { LoopDeps } from "./deps.ts";
+import { launchJob } from "./dispatch.ts";
+import { runConfigOf } from "./run-config.ts";
+
+/** Budget figures of a run as its rows stand. */
+export async function budgetUsed(deps: LoopDeps, runId: string) {
+  const run = await deps.db.run.findUniqueOrThrow({ where: { id: runId } });
+  const branches = await deps.db.branch.count({ where: { runId, parentId: { not: null } } });
+  return { run, config: runConfigOf(run), used: { gpuSeconds: run.gpuSecondsUsed, branches, rounds: run.round } };
+}
+
+/** When the GPU budget is gone, no new job may start. Returns whether it is gone. */
+export async function finishRunIfBudgetSpent(deps: LoopDeps, runId: string): Promise<boolean> {
+  const { run, config } = await budgetUsed(deps, runId);
+  return run.gpuSecondsUsed >= config.budget.gpuSeconds;
+}
+
+/**
+ * Ends a run whose branches have all settled: the best-so-far branch is evaluated once on the
+ * sealed split (an eval job); the monitor completes the run with that result.
+ */
+export async function finishRun(deps: LoopDeps, runId: string, reason: string): Promise<string> {
+  const { db } = deps;
+  const run = await db.run.findUniqueOrThrow({ where: { id: runId }, include: { bestBranch: true } });
+  if (run.status !== "running") return `run is ${run.status}`;
+  const best = run.bestBranch;
+  if (!best) {
+    await db.$transaction(async (tx) => {
+      await tx.run.update({ where: { id: runId }, data: { status: "failed", finishedAt: new Date() } });
+      await recordEvent(tx, { runId, type: "run_finished", actor: "system", payload: { reason, sealed: null, error: "no branch was ever promoted" } });
+    });
+    return "failed: nothing promoted";
+  }
+  const job = await db.$transaction(async (tx) => {
+    const existing = await tx.job.findFirst({ where: { branchId: best.id, kind: "eval" } });
+    if (existing) return existing;
+    await recordEvent(tx, { runId, branchId: best.id, type: "run_finishing", actor: "system", payload: { reason, evaluating: "sealed split", branchVersion: best.version } });
+    return tx.job.create({ data: { branchId: best.id, kind: "eval", executor: "local", adapter: "gym", state: "pending" } });
+  });
+  if (job.state !== "pending") return `sealed evaluation is ${job.state}`;
+  return launchJob(deps, { jobId: job.id, kind: "eval", branchId: best.id, checkpoint: (best.checkpoint as { path?: string } | null)?.path });
+}
+
+export { budgetExhausted };

@@ -1,0 +1,125 @@
+import { FACTOR_PATTERNS, healthReport, planRound, recipeSchema } from "@evotrainer/core";
+import { json, loadBranchRollouts, recordEvent, storeRecipe } from "@evotrainer/db";
+import { QueueName } from "@evotrainer/queue";
+import { budgetExhausted } from "./budget.ts";
+import type { LoopDeps } from "./deps.ts";
+import { budgetUsed, finishRun } from "./finish-run.ts";
+import { loadLineage } from "./lineage.ts";
+import { lockedEvaluationOfRun } from "./run-config.ts";
+
+/** Training steps of the parent whose rollouts the round diagnoses and backtests on. */
+const DIAGNOSED_STEPS = 3;
+
+/**
+ * One round's design: diagnose the best-so-far branch, ask the proposer for K interventions, check
+ * and backtest each on the parent's rollouts, and turn the best B into queued child branches.
+ * Everything the round decided is written in one transaction, so a repeated step changes nothing.
+ */
+export async function propose(deps: LoopDeps, payload: { runId: string; round: number }): Promise<string> {
+  const { db } = deps;
+  const { run, config, used } = await budgetUsed(deps, payload.runId);
+  if (run.status !== "running") return `run is ${run.status}`;
+  if (run.round >= payload.round) {
+    const queued = await db.branch.findMany({ where: { runId: run.id, round: payload.round, status: "queued" } });
+    for (const b of queued) await deps.producer.enqueue(QueueName.Dispatch, { runId: run.id, branchId: b.id });
+    return `round ${payload.round} was already proposed`;
+  }
+  const exhausted = budgetExhausted(config.budget, used);
+  if (exhausted) return finishRun(deps, run.id, exhausted);
+
+  const parent = await db.branch.findUniqueOrThrow({ where: { id: run.bestBranchId! }, include: { recipe: true, children: { include: { recipe: true } } } });
+  const parentRecipe = recipeSchema.parse(JSON.parse(parent.recipe.canonical));
+  const { harness } = await deps.harnesses.get(run.harnessVersionId!);
+  const lastStep = (await db.rollout.aggregate({ where: { branchId: parent.id, split: "train" }, _max: { step: true } }))._max.step ?? 0;
+  const { rollouts, labels } = await loadBranchRollouts(db, parent.id, "train", Math.max(0, lastStep - DIAGNOSED_STEPS + 1));
+  const report = healthReport(harness, rollouts, labels);
+  const lineage = await loadLineage(db, run.id);
+  const revision = await db.decision.findFirst({ where: { branch: { runId: run.id }, kind: "revise" }, orderBy: { createdAt: "desc" } });
+
+  const slots = Math.min(config.search.keep, config.budget.branches - used.branches);
+  const locked = lockedEvaluationOfRun(run);
+  const proposals = await deps.proposerFor(locked).propose({
+    domain: config.domain,
+    report,
+    recipe: parentRecipe,
+    factors: FACTOR_PATTERNS,
+    lineage,
+    skills: [],
+    k: config.search.proposals,
+    ...(revision ? { revision: revision.instructions ?? revision.reason } : {}),
+  });
+  const planned = planRound({
+    parentRecipe,
+    locked,
+    proposals,
+    parentRollouts: rollouts,
+    parentLabels: labels,
+    triedRecipeHashes: new Set(parent.children.map((c) => c.recipe.hash)),
+    keep: slots,
+    successThreshold: config.gate.successThreshold,
+  });
+
+  const created = await db.$transaction(async (tx) => {
+    const fresh = await tx.run.updateMany({ where: { id: run.id, round: { lt: payload.round } }, data: { round: payload.round } });
+    if (fresh.count === 0) return null;
+    await recordEvent(tx, {
+      runId: run.id,
+      branchId: parent.id,
+      type: "diagnosis",
+      actor: "system",
+      payload: json({ round: payload.round, harnessVersion: report.harnessVersion, worst: report.worst, metrics: report.metrics, layers: report.layers }),
+    });
+    let version = (await tx.branch.aggregate({ where: { runId: run.id }, _max: { version: true } }))._max.version ?? 0;
+    const branches: string[] = [];
+    for (const p of planned) {
+      const intervention = await tx.intervention.create({
+        data: {
+          runId: run.id,
+          parentBranchId: parent.id,
+          round: payload.round,
+          hypothesis: p.intervention.hypothesis,
+          targetMetric: p.intervention.targetMetric,
+          factor: p.intervention.factor,
+          patch: json(p.intervention.patch),
+          expectedEffect: json(p.intervention.expectedEffect),
+          falsification: p.intervention.falsification,
+          provenance: p.intervention.provenance.kind,
+          status: p.status === "rejected" ? "rejected" : p.kept ? "selected" : "discarded",
+          rejectionReason: p.status === "rejected" ? `${p.reason}: ${p.message}` : null,
+        },
+      });
+      await recordEvent(tx, {
+        runId: run.id,
+        branchId: parent.id,
+        type: p.status === "rejected" ? "proposal_rejected" : "proposal",
+        actor: p.intervention.provenance.kind,
+        payload: json({ interventionId: intervention.id, factor: p.intervention.factor, hypothesis: p.intervention.hypothesis, ...(p.status === "rejected" ? { reason: p.reason, message: p.message } : {}) }),
+      });
+      if (p.status !== "backtested") continue;
+      await tx.backtest.create({
+        data: { interventionId: intervention.id, report: json(p.backtest), predictedEffect: p.backtest.predicted.size, rank: p.rank, kept: p.kept },
+      });
+      await recordEvent(tx, {
+        runId: run.id,
+        branchId: parent.id,
+        type: "backtest",
+        actor: "system",
+        payload: json({ interventionId: intervention.id, rank: p.rank, kept: p.kept, predicted: p.backtest.predicted, deadGroups: p.backtest.deadGroups }),
+      });
+      if (!p.kept) continue;
+      const recipeId = await storeRecipe(tx, p.recipe);
+      const branch = await tx.branch.create({
+        data: { runId: run.id, parentId: parent.id, version: ++version, round: payload.round, status: "queued", recipeId, interventionId: intervention.id },
+      });
+      await recordEvent(tx, { runId: run.id, branchId: branch.id, type: "branch_created", actor: "system", payload: { version, factor: p.intervention.factor, parent: parent.id } });
+      branches.push(branch.id);
+    }
+    return branches;
+  });
+
+  if (created === null) return `round ${payload.round} was proposed concurrently`;
+  if (created.length === 0) return finishRun(deps, run.id, "the proposer found no new intervention to try");
+  for (const branchId of created) await deps.producer.enqueue(QueueName.Dispatch, { runId: run.id, branchId });
+  deps.log(`propose: run ${run.id} round ${payload.round}: ${planned.length} proposals, ${created.length} branch(es)`);
+  return `${created.length} branch(es) queued`;
+}

@@ -1,0 +1,139 @@
+import {
+  baselineChecks,
+  consecutiveFailures,
+  gateFor,
+  healthReport,
+  invalidRollouts,
+  policyDecision,
+  taskScores,
+  verdict as judge,
+  type CompiledHarness,
+  type GatePolicy,
+  type GateSide,
+  type Intervention,
+} from "@evotrainer/core";
+import { json, loadBranchRollouts, recordEvent } from "@evotrainer/db";
+import { coreDecision } from "./core-decision.ts";
+import type { LoopDeps } from "./deps.ts";
+import { runConfigOf } from "./run-config.ts";
+import { settleBranch } from "./settle-branch.ts";
+
+/** Training steps whose rollouts describe how a branch behaves at the end of its training. */
+const FINAL_TRAIN_STEPS = 3;
+
+const mean = (values: Iterable<number>) => {
+  const list = [...values];
+  return list.length ? list.reduce((a, b) => a + b, 0) / list.length : 0;
+};
+
+/**
+ * One side of the gate: the score per promotion task (locked grader, validity-flagged rollouts
+ * count as failures) and the health report of the branch's last training steps.
+ */
+async function gateSide(deps: LoopDeps, harness: CompiledHarness, branchId: string): Promise<GateSide & { score: number }> {
+  const promotion = await loadBranchRollouts(deps.db, branchId, "promotion");
+  const lastStep = await deps.db.rollout.aggregate({ where: { branchId, split: "train" }, _max: { step: true } });
+  const train = await loadBranchRollouts(deps.db, branchId, "train", Math.max(0, (lastStep._max.step ?? 0) - FINAL_TRAIN_STEPS + 1));
+  const scores = taskScores(promotion.rollouts, invalidRollouts(promotion.labels));
+  return { taskScores: scores, report: healthReport(harness, train.rollouts, train.labels), score: mean(scores.values()) };
+}
+
+/** Gates a trained branch against its parent and the best-so-far branch, then decides or asks a person. */
+export async function verdict(deps: LoopDeps, payload: { runId: string; branchId: string }): Promise<string> {
+  const { db } = deps;
+  const branch = await db.branch.findUniqueOrThrow({ where: { id: payload.branchId }, include: { run: true, intervention: true } });
+  if (branch.status !== "evaluating") return `branch is ${branch.status}`;
+  const config = runConfigOf(branch.run);
+  const { harness } = await deps.harnesses.get(branch.run.harnessVersionId!);
+  const candidate = await gateSide(deps, harness, branch.id);
+
+  if (!branch.parentId || !branch.intervention) return judgeBaseline(deps, branch, candidate, config.gate);
+
+  const parent = await gateSide(deps, harness, branch.parentId);
+  const bestId = branch.run.bestBranchId;
+  const best = bestId && bestId !== branch.parentId ? await gateSide(deps, harness, bestId) : undefined;
+  const intervention = branch.intervention as unknown as Pick<Intervention, "targetMetric" | "expectedEffect">;
+  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version });
+
+  const history = await db.branch.findMany({
+    where: { runId: branch.runId, parentId: { not: null }, verdict: { isNot: null } },
+    orderBy: { updatedAt: "asc" },
+    include: { verdict: true, decisions: true },
+  });
+  const outcomes = history.map((b) => ({ verdict: { promote: b.verdict!.passed }, decisions: b.decisions.map(coreDecision) }));
+  const finishedInDomain = await db.verdict.count({ where: { branch: { run: { domain: config.domain, organizationId: branch.run.organizationId } } } });
+  const gate = gateFor(config.autonomy, "completion", {
+    consecutiveFailedBranches: consecutiveFailures(outcomes),
+    finishedBranchesInDomain: finishedInDomain,
+  });
+
+  await db.$transaction(async (tx) => {
+    await tx.verdict.create({
+      data: {
+        branchId: branch.id,
+        passed: result.promote,
+        checks: json(result.checks),
+        promotionScore: candidate.score,
+        parentScore: parent.score,
+        bestScore: best?.score ?? parent.score,
+        deltaVsParent: result.vsParent.delta,
+        ciLow: result.vsParent.ci[0],
+        ciHigh: result.vsParent.ci[1],
+      },
+    });
+    await tx.branch.update({ where: { id: branch.id }, data: { promotionScore: candidate.score, status: gate.gated ? "awaiting_decision" : "evaluating" } });
+    await recordEvent(tx, {
+      runId: branch.runId,
+      branchId: branch.id,
+      type: "verdict",
+      actor: "system",
+      payload: json({ promote: result.promote, promotionScore: candidate.score, parentScore: parent.score, checks: result.checks.map((c) => ({ name: c.name, passed: c.passed, detail: c.detail })) }),
+    });
+    if (gate.gated) await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "awaiting_decision", actor: "system", payload: { reasons: gate.reasons, recommended: result.promote ? "approve" : "veto" } });
+  });
+  if (gate.gated) return `awaiting a decision: ${gate.reasons.join("; ")}`;
+
+  const decision = policyDecision(result);
+  const stored = await db.decision.create({
+    data: {
+      branchId: branch.id,
+      stage: "completion",
+      kind: decision.kind,
+      actorType: "policy",
+      reason: decision.kind === "veto" ? decision.reason : decision.kind === "revise" ? decision.instructions : (decision.note ?? "all gate checks passed"),
+    },
+  });
+  return settleBranch(deps, branch.id, stored.id);
+}
+
+/**
+ * The run's first branch has no parent: it is judged on its own health and validity only, and it
+ * is the reference (best so far) whatever the outcome, since every later branch descends from it.
+ */
+async function judgeBaseline(
+  deps: LoopDeps,
+  branch: { id: string; runId: string },
+  candidate: Awaited<ReturnType<typeof gateSide>>,
+  policy: GatePolicy,
+): Promise<string> {
+  const checks = baselineChecks(candidate.report, policy);
+  const passed = checks.every((c) => c.passed);
+  const failed = checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.detail}`);
+  const decisionId = await deps.db.$transaction(async (tx) => {
+    await tx.verdict.create({ data: { branchId: branch.id, passed, checks: json(checks), promotionScore: candidate.score } });
+    await tx.branch.update({ where: { id: branch.id }, data: { promotionScore: candidate.score } });
+    await tx.run.update({ where: { id: branch.runId }, data: { bestBranchId: branch.id } });
+    await recordEvent(tx, {
+      runId: branch.runId,
+      branchId: branch.id,
+      type: "verdict",
+      actor: "system",
+      payload: json({ base: true, promote: passed, promotionScore: candidate.score, checks: checks.map((c) => ({ name: c.name, passed: c.passed, detail: c.detail })) }),
+    });
+    const decision = await tx.decision.create({
+      data: { branchId: branch.id, stage: "completion", kind: passed ? "approve" : "veto", actorType: "policy", reason: passed ? "baseline checks passed" : failed.join("; ") },
+    });
+    return decision.id;
+  });
+  return settleBranch(deps, branch.id, decisionId);
+}

@@ -1,0 +1,36 @@
+import type { DetectorDefinition, Domain } from "../harness/detector.ts";
+import type { Harness } from "../harness/harness.ts";
+import { candidateDetectors } from "./candidate-detectors.ts";
+import type { DiagnosticGap } from "./gap-check.ts";
+import { registerDetectors, type HarnessRegistration } from "./register-detectors.ts";
+import { retroValidate, type BranchRollouts, type ConfirmedLabel, type RetroOptions, type RetroValidation } from "./retro-validate.ts";
+
+export interface EvolveInput {
+  harness: Harness;
+  domain: Domain;
+  gap: DiagnosticGap;
+  /** The run's finished branches with their rollouts. */
+  branches: readonly BranchRollouts[];
+  confirmed?: readonly ConfirmedLabel[];
+  library?: readonly DetectorDefinition[];
+  options?: Partial<RetroOptions>;
+}
+
+export interface Evolution {
+  /** The harness to diagnose with next: a new version when a candidate was registered. */
+  harness: Harness;
+  validations: RetroValidation[];
+  registration?: HarnessRegistration;
+}
+
+/** Step 2 of the loop: on a diagnostic gap, replay every candidate detector and register those that earn it. */
+export function evolveHarness(input: EvolveInput): Evolution {
+  if (!input.gap.gap) return { harness: input.harness, validations: [] };
+  const validations = candidateDetectors(input.harness, input.domain, input.library).map((d) =>
+    retroValidate(d, input.branches, input.confirmed, input.options),
+  );
+  const registered = registerDetectors(input.harness, validations);
+  return registered.ok
+    ? { harness: registered.harness, validations, registration: registered.registration }
+    : { harness: input.harness, validations };
+}

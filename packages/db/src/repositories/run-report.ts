@@ -1,0 +1,113 @@
+import type { Database } from "../client.ts";
+
+export interface RunReport {
+  runId: string;
+  name: string;
+  status: string;
+  round: number;
+  budget: { gpuSeconds: { used: number; total: number | null }; branches: { used: number; total: number | null }; rounds: { used: number; total: number | null } };
+  bestBranchId: string | null;
+  branches: {
+    id: string;
+    parentId: string | null;
+    version: number;
+    round: number;
+    status: string;
+    factor: string | null;
+    provenance: string | null;
+    hypothesis: string | null;
+    backtest: { predictedEffect: number; rank: number | null; deadGroupsRescued: number | null } | null;
+    trainReward: number | null;
+    promotionScore: number | null;
+    verdict: { promoted: boolean; checks: { name: string; passed: boolean; detail: string; value: unknown; limit: unknown }[]; ci: [number | null, number | null] } | null;
+    decision: { kind: string; actor: string; reason: string } | null;
+    labels: Record<string, number>;
+  }[];
+  skills: { name: string; trigger: string; successes: number; failures: number }[];
+  sealed: { score: number; branchId: string } | null;
+}
+
+interface StoredCheck {
+  name: string;
+  passed: boolean;
+  detail: string;
+  numbers?: Record<string, unknown>;
+}
+
+/**
+ * Everything a person needs to judge a run, read from aggregates (MetricPoint, LabelStat) and the
+ * branch rows — never by scanning rollouts. The CLI's `report --json` prints exactly this.
+ */
+export async function buildRunReport(db: Database, runId: string): Promise<RunReport> {
+  const run = await db.run.findUniqueOrThrow({
+    where: { id: runId },
+    include: {
+      branches: {
+        orderBy: { version: "asc" },
+        include: { intervention: { include: { backtest: true } }, verdict: true, decisions: { orderBy: { createdAt: "desc" }, take: 1 } },
+      },
+      organization: { include: { skills: true } },
+    },
+  });
+  const budget = run.budget as { gpuSeconds?: number; branches?: number; rounds?: number };
+  const branchIds = run.branches.map((b) => b.id);
+  const rewards = await db.metricPoint.findMany({
+    where: { branchId: { in: branchIds }, name: "train/reward_mean" },
+    orderBy: { step: "desc" },
+    distinct: ["branchId"],
+  });
+  const lastSteps = await db.labelStat.groupBy({ by: ["branchId"], where: { branchId: { in: branchIds }, split: "train" }, _max: { step: true } });
+  const labelStats = await db.labelStat.findMany({
+    where: { OR: lastSteps.map((s) => ({ branchId: s.branchId, split: "train" as const, step: s._max.step ?? 0 })) },
+  });
+  const sealed = (run.finalReport as { sealed?: { score: number; branchId: string } | null } | null)?.sealed ?? null;
+
+  return {
+    runId: run.id,
+    name: run.name,
+    status: run.status,
+    round: run.round,
+    budget: {
+      gpuSeconds: { used: run.gpuSecondsUsed, total: budget.gpuSeconds ?? null },
+      branches: { used: run.branches.filter((b) => b.parentId !== null).length, total: budget.branches ?? null },
+      rounds: { used: run.round, total: budget.rounds ?? null },
+    },
+    bestBranchId: run.bestBranchId,
+    branches: run.branches.map((b) => {
+      const decision = b.decisions[0];
+      const report = b.intervention?.backtest?.report as { deadGroups?: { rescued?: number } } | undefined;
+      return {
+        id: b.id,
+        parentId: b.parentId,
+        version: b.version,
+        round: b.round,
+        status: b.status,
+        factor: b.intervention?.factor ?? null,
+        provenance: b.intervention?.provenance ?? null,
+        hypothesis: b.intervention?.hypothesis ?? null,
+        backtest: b.intervention?.backtest
+          ? { predictedEffect: b.intervention.backtest.predictedEffect, rank: b.intervention.backtest.rank, deadGroupsRescued: report?.deadGroups?.rescued ?? null }
+          : null,
+        trainReward: rewards.find((r) => r.branchId === b.id)?.value ?? null,
+        promotionScore: b.promotionScore,
+        verdict: b.verdict
+          ? {
+              promoted: b.verdict.passed,
+              checks: (b.verdict.checks as unknown as StoredCheck[]).map((c) => ({
+                name: c.name,
+                passed: c.passed,
+                detail: c.detail,
+                value: c.numbers?.rate ?? c.numbers?.delta ?? c.numbers?.after ?? null,
+                limit: c.numbers?.limit ?? c.numbers?.margin ?? null,
+              })),
+              ci: [b.verdict.ciLow, b.verdict.ciHigh],
+            }
+          : null,
+        decision: decision ? { kind: decision.kind, actor: decision.actorType, reason: decision.reason } : null,
+        labels: Object.fromEntries(labelStats.filter((s) => s.branchId === b.id && s.total > 0).map((s) => [s.label, s.count / s.total])),
+      };
+    }),
+    skills: run.organization.skills.map((s) => ({ name: s.name, trigger: s.trigger, successes: s.successCount, failures: s.failureCount })),
+    sealed,
+  };
+}

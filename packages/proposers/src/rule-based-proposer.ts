@@ -1,0 +1,53 @@
+import { applyIntervention, interventionKey, type Intervention, type LockedEvaluation, type Proposer, type ProposerInput } from "@evotrainer/core";
+import { mentionsFactor } from "./lineage/factor-mentions.ts";
+import { triedOnParent } from "./lineage/tried-on-parent.ts";
+import { humanVetoReasons } from "./lineage/veto-reasons.ts";
+import { PLAYBOOK } from "./playbook.ts";
+import type { PlaybookRule } from "./playbook-rule.ts";
+import { ruleProposals } from "./rule-proposals.ts";
+import { skillProposals } from "./skill-proposals.ts";
+
+export interface RuleBasedProposerOptions {
+  /** The run's locked evaluation: every proposal must pass applyIntervention against it. */
+  lockedEvaluation: LockedEvaluation;
+  playbook?: readonly PlaybookRule[];
+}
+
+/**
+ * The default proposer: skills whose trigger fires first, then the playbook's answers to the
+ * report's findings. It proposes at most one intervention per factor, none that applyIntervention
+ * would refuse, none already tried on this parent, and none on a factor a person's veto named,
+ * unless a revision note names the factor: a new reason from a person.
+ */
+export class RuleBasedProposer implements Proposer {
+  readonly name = "rule-based";
+  private readonly playbook: readonly PlaybookRule[];
+
+  constructor(private readonly options: RuleBasedProposerOptions) {
+    this.playbook = options.playbook ?? PLAYBOOK;
+  }
+
+  async propose(input: ProposerInput): Promise<Intervention[]> {
+    const tried = triedOnParent(input);
+    const vetoReasons = humanVetoReasons(input.lineage);
+    const revised = (factor: string) => input.revision !== undefined && mentionsFactor(input.revision, factor);
+
+    const candidates = [...skillProposals(input), ...ruleProposals(input, this.playbook)];
+    // What a revision asks for comes first; the sort is stable, so the order is otherwise kept.
+    const ordered = candidates.sort((a, b) => Number(revised(b.factor)) - Number(revised(a.factor)));
+
+    const out: Intervention[] = [];
+    const factors = new Set<string>();
+    for (const c of ordered) {
+      if (out.length >= input.k) break;
+      if (factors.has(c.factor)) continue;
+      const outcome = tried.get(interventionKey(c));
+      if (outcome === "exists" || (outcome === "failed" && !revised(c.factor))) continue;
+      if (!revised(c.factor) && vetoReasons.some((r) => mentionsFactor(r, c.factor))) continue;
+      if (!applyIntervention(input.recipe, c, this.options.lockedEvaluation).ok) continue;
+      factors.add(c.factor);
+      out.push(c);
+    }
+    return out;
+  }
+}
