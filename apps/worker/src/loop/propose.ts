@@ -6,6 +6,7 @@ import type { LoopDeps } from "./deps.ts";
 import { budgetUsed, finishRun } from "./finish-run.ts";
 import { loadLineage } from "./lineage.ts";
 import { lockedEvaluationOfRun } from "./run-config.ts";
+import { loadSkills } from "./skills.ts";
 
 /** Training steps of the parent whose rollouts the round diagnoses and backtests on. */
 const DIAGNOSED_STEPS = 3;
@@ -44,7 +45,7 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
     recipe: parentRecipe,
     factors: FACTOR_PATTERNS,
     lineage,
-    skills: [],
+    skills: await loadSkills(db, run.organizationId),
     k: config.search.proposals,
     ...(revision ? { revision: revision.instructions ?? revision.reason } : {}),
   });
@@ -84,6 +85,7 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
           expectedEffect: json(p.intervention.expectedEffect),
           falsification: p.intervention.falsification,
           provenance: p.intervention.provenance.kind,
+          skillId: p.intervention.provenance.kind === "skill" ? (p.intervention.provenance.ref ?? null) : null,
           status: p.status === "rejected" ? "rejected" : p.kept ? "selected" : "discarded",
           rejectionReason: p.status === "rejected" ? `${p.reason}: ${p.message}` : null,
         },

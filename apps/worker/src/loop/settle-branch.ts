@@ -1,6 +1,7 @@
 import { recordEvent } from "@evotrainer/db";
 import { advanceRun } from "./advance-run.ts";
 import type { LoopDeps } from "./deps.ts";
+import { learnSkills } from "./skills.ts";
 
 /**
  * Applies a completion decision to a judged branch: approve promotes it (and makes it the best so
@@ -29,6 +30,10 @@ export async function settleBranch(deps: LoopDeps, branchId: string, decisionId:
     return { runId: branch.runId, status };
   });
   if (!outcome) return "already settled";
+  // What was learned must not hold up the run: a failure here is logged, and the loop moves on.
+  await learnSkills(deps, branchId, outcome.status === "promoted").catch((error: unknown) =>
+    deps.log(`skills: learning from branch ${branchId} failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
   await advanceRun(deps, outcome.runId);
   return outcome.status;
 }

@@ -2,41 +2,17 @@ import {
   baselineChecks,
   consecutiveFailures,
   gateFor,
-  healthReport,
-  invalidRollouts,
   policyDecision,
-  taskScores,
   verdict as judge,
-  type CompiledHarness,
   type GatePolicy,
-  type GateSide,
   type Intervention,
 } from "@evotrainer/core";
-import { json, loadBranchRollouts, recordEvent } from "@evotrainer/db";
+import { json, recordEvent } from "@evotrainer/db";
 import { coreDecision } from "./core-decision.ts";
 import type { LoopDeps } from "./deps.ts";
 import { runConfigOf } from "./run-config.ts";
+import { gateSide } from "./gate-side.ts";
 import { settleBranch } from "./settle-branch.ts";
-
-/** Training steps whose rollouts describe how a branch behaves at the end of its training. */
-const FINAL_TRAIN_STEPS = 3;
-
-const mean = (values: Iterable<number>) => {
-  const list = [...values];
-  return list.length ? list.reduce((a, b) => a + b, 0) / list.length : 0;
-};
-
-/**
- * One side of the gate: the score per promotion task (locked grader, validity-flagged rollouts
- * count as failures) and the health report of the branch's last training steps.
- */
-async function gateSide(deps: LoopDeps, harness: CompiledHarness, branchId: string): Promise<GateSide & { score: number }> {
-  const promotion = await loadBranchRollouts(deps.db, branchId, "promotion");
-  const lastStep = await deps.db.rollout.aggregate({ where: { branchId, split: "train" }, _max: { step: true } });
-  const train = await loadBranchRollouts(deps.db, branchId, "train", Math.max(0, (lastStep._max.step ?? 0) - FINAL_TRAIN_STEPS + 1));
-  const scores = taskScores(promotion.rollouts, invalidRollouts(promotion.labels));
-  return { taskScores: scores, report: healthReport(harness, train.rollouts, train.labels), score: mean(scores.values()) };
-}
 
 /** Gates a trained branch against its parent and the best-so-far branch, then decides or asks a person. */
 export async function verdict(deps: LoopDeps, payload: { runId: string; branchId: string }): Promise<string> {
