@@ -17,7 +17,8 @@ export class WorkerRegistry {
 
   register(queue: QueueName, processor: Processor, concurrency: number): Worker {
     if (this.workers.has(queue)) throw new Error(`a worker for queue "${queue}" is already registered`);
-    const worker = new Worker(queue, processor, { connection: this.connection, prefix: this.prefix, concurrency });
+    // A short lock (renewed while a step runs) lets another worker take over soon after one is killed.
+    const worker = new Worker(queue, processor, { connection: this.connection, prefix: this.prefix, concurrency, lockDuration: 10_000, stalledInterval: 5_000 });
     worker.on("failed", (job, error) => this.log(`${queue}: job ${job?.id ?? "?"} failed (attempt ${job?.attemptsMade ?? "?"}): ${error.message}`));
     worker.on("error", (error) => this.log(`${queue}: ${error.message}`));
     this.workers.set(queue, worker);

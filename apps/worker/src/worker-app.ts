@@ -16,6 +16,8 @@ import { verdict } from "./loop/verdict.ts";
 import { reconcile } from "./processors/reconcile.ts";
 import { WorkerRegistry } from "./registry.ts";
 
+const RECONCILE_SCHEDULER = "reconcile-sweep";
+
 export interface WorkerApp {
   registry: WorkerRegistry;
   /** Closes everything in dependency order: workers first (finish running jobs), then queues, Redis, Postgres. */
@@ -63,11 +65,15 @@ export async function startWorkerApp(
   registry.register(QueueName.Verdict, (job) => verdict(deps, job.data), concurrency);
   registry.register(QueueName.Decide, (job) => decide(deps, job.data), concurrency);
   registry.register(QueueName.Reconcile, () => reconcile(db, producer), 1);
-  await producer.queue(QueueName.Reconcile).upsertJobScheduler(
-    "reconcile-sweep",
-    { every: env.EVO_RECONCILE_EVERY_MS },
-    { name: QueueName.Reconcile, data: {} },
-  );
+  const reconcileQueue = producer.queue(QueueName.Reconcile);
+  const ensureSweep = async () => {
+    if (await reconcileQueue.getJobScheduler(RECONCILE_SCHEDULER)) return;
+    await reconcileQueue.upsertJobScheduler(RECONCILE_SCHEDULER, { every: env.EVO_RECONCILE_EVERY_MS }, { name: QueueName.Reconcile, data: {} });
+  };
+  await ensureSweep();
+  // Redis may lose everything (a restart without persistence, a flush): the sweep is put back, and
+  // the sweep itself re-enqueues every step from Postgres.
+  const sweepGuard = setInterval(() => void ensureSweep().catch(() => {}), env.EVO_RECONCILE_EVERY_MS);
   log(`worker: listening on ${registry.queues.join(", ")} (prefix ${env.EVO_QUEUE_PREFIX}, jobs in ${env.EVO_JOBS_DIR})`);
 
   let closing: Promise<void> | undefined;
@@ -75,6 +81,7 @@ export async function startWorkerApp(
     registry,
     shutdown: () =>
       (closing ??= (async () => {
+        clearInterval(sweepGuard);
         await registry.close();
         await producer.close();
         producerConnection.disconnect();

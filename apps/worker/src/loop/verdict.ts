@@ -17,8 +17,13 @@ import { settleBranch } from "./settle-branch.ts";
 /** Gates a trained branch against its parent and the best-so-far branch, then decides or asks a person. */
 export async function verdict(deps: LoopDeps, payload: { runId: string; branchId: string }): Promise<string> {
   const { db } = deps;
-  const branch = await db.branch.findUniqueOrThrow({ where: { id: payload.branchId }, include: { run: true, intervention: true } });
+  const branch = await db.branch.findUniqueOrThrow({
+    where: { id: payload.branchId },
+    include: { run: true, intervention: true, verdict: true, decisions: { where: { stage: "completion" }, orderBy: { createdAt: "desc" }, take: 1 } },
+  });
   if (branch.status !== "evaluating") return `branch is ${branch.status}`;
+  // Judged before a crash: the verdict and the policy's decision were committed together; settle it.
+  if (branch.verdict && branch.decisions[0]) return settleBranch(deps, branch.id, branch.decisions[0].id);
   const config = runConfigOf(branch.run);
   const { harness } = await deps.harnesses.get(branch.run.harnessVersionId!);
   const candidate = await gateSide(deps, harness, branch.id);
@@ -43,7 +48,10 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
     finishedBranchesInDomain: finishedInDomain,
   });
 
-  await db.$transaction(async (tx) => {
+  // The verdict and, without a gate, the policy's decision commit together, so a repeat of this
+  // step after a crash finds both and only settles.
+  const decision = gate.gated ? null : policyDecision(result);
+  const decisionId = await db.$transaction(async (tx) => {
     await tx.verdict.create({
       data: {
         branchId: branch.id,
@@ -65,21 +73,23 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
       actor: "system",
       payload: json({ promote: result.promote, promotionScore: candidate.score, parentScore: parent.score, checks: result.checks.map((c) => ({ name: c.name, passed: c.passed, detail: c.detail })) }),
     });
-    if (gate.gated) await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "awaiting_decision", actor: "system", payload: { reasons: gate.reasons, recommended: result.promote ? "approve" : "veto" } });
+    if (!decision) {
+      await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "awaiting_decision", actor: "system", payload: { reasons: gate.reasons, recommended: result.promote ? "approve" : "veto" } });
+      return null;
+    }
+    const stored = await tx.decision.create({
+      data: {
+        branchId: branch.id,
+        stage: "completion",
+        kind: decision.kind,
+        actorType: "policy",
+        reason: decision.kind === "veto" ? decision.reason : decision.kind === "revise" ? decision.instructions : (decision.note ?? "all gate checks passed"),
+      },
+    });
+    return stored.id;
   });
-  if (gate.gated) return `awaiting a decision: ${gate.reasons.join("; ")}`;
-
-  const decision = policyDecision(result);
-  const stored = await db.decision.create({
-    data: {
-      branchId: branch.id,
-      stage: "completion",
-      kind: decision.kind,
-      actorType: "policy",
-      reason: decision.kind === "veto" ? decision.reason : decision.kind === "revise" ? decision.instructions : (decision.note ?? "all gate checks passed"),
-    },
-  });
-  return settleBranch(deps, branch.id, stored.id);
+  if (!decisionId) return `awaiting a decision: ${gate.reasons.join("; ")}`;
+  return settleBranch(deps, branch.id, decisionId);
 }
 
 /**
