@@ -1,7 +1,10 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { expect, test } from "@playwright/test";
+import { createLocalUser } from "@evotrainer/api";
 import { createDatabase } from "@evotrainer/db";
+import { SEED_PASSWORD } from "../support/dashboard-seed.ts";
+import { signIn } from "./sign-in.ts";
 
 test("the health endpoint answers 200 when PostgreSQL and Redis are up", async ({ request }) => {
   const response = await request.get("/api/health");
@@ -10,13 +13,16 @@ test("the health endpoint answers 200 when PostgreSQL and Redis are up", async (
 });
 
 test("the runs page shows the empty state, then a run from the database", async ({ page }) => {
-  await page.goto("/");
-  await expect(page.getByRole("heading", { name: "Runs" })).toBeVisible();
-  await expect(page.getByTestId("runs-empty")).toContainText("No runs yet");
-
+  // A person sees the runs of their own organizations only: a fresh organization starts empty.
   const db = createDatabase(process.env.DATABASE_URL!);
   try {
     const org = await db.organization.create({ data: { name: "E2E", slug: `e2e-${Date.now()}` } });
+    const email = `runs-${Date.now()}@example.test`;
+    await createLocalUser(db, { email, name: "Runs viewer", password: SEED_PASSWORD, organizationId: org.id, role: "viewer" });
+    await signIn(page, email);
+    await expect(page.getByRole("heading", { name: "Runs" })).toBeVisible();
+    await expect(page.getByTestId("runs-empty")).toContainText("No runs yet");
+
     await db.run.create({
       data: {
         organizationId: org.id,

@@ -1,4 +1,12 @@
+import { z } from "zod";
 import { databaseEnvSchema, loadEnv } from "@evotrainer/db";
 import { redisEnvSchema } from "@evotrainer/queue";
 
-export const env = loadEnv(databaseEnvSchema.extend(redisEnvSchema.shape), process.env, "web");
+const authEnvSchema = z.object({
+  // Signs session cookies. Unset: a random one is generated once and kept in .evotrainer/ (gitignored).
+  BETTER_AUTH_SECRET: z.string().min(32, { error: "BETTER_AUTH_SECRET: at least 32 characters (openssl rand -base64 32)" }).optional(),
+  // The dashboard's public URL, when it sits behind a proxy; inferred from requests otherwise.
+  BETTER_AUTH_URL: z.url().optional(),
+});
+
+export const env = loadEnv(databaseEnvSchema.extend(redisEnvSchema.shape).extend(authEnvSchema.shape), process.env, "web");

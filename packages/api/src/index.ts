@@ -2,7 +2,12 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "./root.ts";
 
 export { appRouter, type AppRouter } from "./root.ts";
-export { createContext, createCallerFactory, type Context } from "./trpc.ts";
+export { createContext, createCallerFactory, type Context, type ContextDeps } from "./trpc.ts";
+export { hashPassword, verifyPassword } from "./auth/password.ts";
+export { createLocalUser, ensureLocalAdmin, LOCAL_ADMIN_EMAIL, type LocalAdminLogin } from "./auth/ensure-local-admin.ts";
+export { SHARE_TOKEN_HEADER, principalFromShareToken } from "./auth/resolve-principal.ts";
+export type { Principal } from "./auth/principal.ts";
 
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
+export { runListInput, type RunListInput } from "./routers/run.ts";

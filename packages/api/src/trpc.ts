@@ -1,15 +1,37 @@
-import { initTRPC } from "@trpc/server";
+import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
-import type { Database } from "@evotrainer/db";
+import type { Database, Role } from "@evotrainer/db";
+import type { Producer } from "@evotrainer/queue";
+import type { Principal } from "./auth/principal.ts";
+import { resolvePrincipal } from "./auth/resolve-principal.ts";
+
+export interface ContextDeps {
+  db: Database;
+  headers: Headers;
+  /** The browser session's user, as the auth library reads it from the cookies. */
+  sessionUserId: (headers: Headers) => Promise<string | null>;
+  /** Created on first use: most requests never enqueue, and Redis being away must not fail reads. */
+  producer: () => Producer;
+  /** Share pages render on the server with the token from their URL rather than a header. */
+  shareToken?: string | null;
+}
 
 export interface Context {
   db: Database;
+  producer: () => Producer;
+  principal: () => Promise<Principal | null>;
 }
 
 /** Builds the per-request context. The web app calls it from the route handler and from RSC. */
-export function createContext(deps: { db: Database }): Context {
-  return { db: deps.db };
+export function createContext(deps: ContextDeps): Context {
+  let principal: Promise<Principal | null> | undefined;
+  return {
+    db: deps.db,
+    producer: deps.producer,
+    principal: () =>
+      (principal ??= resolvePrincipal({ db: deps.db, headers: deps.headers, shareToken: deps.shareToken ?? null, sessionUserId: deps.sessionUserId })),
+  };
 }
 
 const t = initTRPC.context<Context>().create({
@@ -22,4 +44,62 @@ const t = initTRPC.context<Context>().create({
 
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
+
+const ROLE_RANK: Record<Role, number> = { viewer: 0, approver: 1, admin: 2 };
+
+export function roleAtLeast(role: Role | null, needed: Role): boolean {
+  return role !== null && ROLE_RANK[role] >= ROLE_RANK[needed];
+}
+
+/** The caller's role in the organization that owns a run; NOT_FOUND when they may not see it at all. */
+export async function accessRun(ctx: { db: Database; principal: Principal }, runId: string): Promise<{ role: Role | null; organizationId: string }> {
+  const run = await ctx.db.run.findUnique({ where: { id: runId }, select: { organizationId: true } });
+  if (!run) throw new TRPCError({ code: "NOT_FOUND", message: "run not found" });
+  if (ctx.principal.kind === "share") {
+    if (ctx.principal.runId !== runId) throw new TRPCError({ code: "NOT_FOUND", message: "run not found" });
+    return { role: null, organizationId: run.organizationId };
+  }
+  const membership = await ctx.db.membership.findUnique({
+    where: { organizationId_userId: { organizationId: run.organizationId, userId: ctx.principal.userId } },
+    select: { role: true },
+  });
+  if (!membership) throw new TRPCError({ code: "NOT_FOUND", message: "run not found" });
+  return { role: membership.role, organizationId: run.organizationId };
+}
+
+/** Like accessRun, and FORBIDDEN below the role. */
+export async function requireRunRole(ctx: { db: Database; principal: Principal }, runId: string, needed: Role): Promise<Role> {
+  const { role } = await accessRun(ctx, runId);
+  if (!roleAtLeast(role, needed)) throw new TRPCError({ code: "FORBIDDEN", message: `needs the ${needed} role in this run's organization` });
+  return role!;
+}
+
+export async function runIdOfBranch(db: Database, branchId: string): Promise<string> {
+  const branch = await db.branch.findUnique({ where: { id: branchId }, select: { runId: true } });
+  if (!branch) throw new TRPCError({ code: "NOT_FOUND", message: "branch not found" });
+  return branch.runId;
+}
+
+/**
+ * Any credential: session, API key or share token. Procedures on this base must be read-only
+ * and must check the run they touch with accessRun, which confines a share token to its run.
+ */
+export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const principal = await ctx.principal();
+  if (!principal) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in, or send an API key or a share token" });
+  return next({ ctx: { ...ctx, principal } });
+});
+
+/** A person (session or API key); share tokens are refused. */
+export const userProcedure = protectedProcedure.use(({ ctx, next }) => {
+  const { principal } = ctx;
+  if (principal.kind !== "user") throw new TRPCError({ code: "FORBIDDEN", message: "a share link only reads its run" });
+  return next({ ctx: { ...ctx, principal, userId: principal.userId } });
+});
+
+/** Decisions on one branch: approver or admin in the organization of the branch's run. */
+export const approverProcedure = userProcedure.input(z.object({ branchId: z.string().min(1) })).use(async ({ ctx, input, next }) => {
+  const runId = await runIdOfBranch(ctx.db, input.branchId);
+  await requireRunRole(ctx, runId, "approver");
+  return next({ ctx: { ...ctx, runId } });
+});

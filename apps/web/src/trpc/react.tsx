@@ -8,6 +8,9 @@ import SuperJSON from "superjson";
 import type { AppRouter } from "@evotrainer/api";
 import { createQueryClient } from "./query-client";
 
+// Same name as the API reads; kept here so the client bundle does not import server code.
+const SHARE_TOKEN_HEADER = "x-evo-share-token";
+
 export const { useTRPC, TRPCProvider } = createTRPCContext<AppRouter>();
 
 let browserQueryClient: QueryClient | undefined;
@@ -17,7 +20,8 @@ function getQueryClient(): QueryClient {
   return (browserQueryClient ??= createQueryClient());
 }
 
-export function TRPCReactProvider({ children }: { children: ReactNode }) {
+/** `shareToken`: on share pages every call carries the link's token instead of a session. */
+export function TRPCReactProvider({ children, shareToken }: { children: ReactNode; shareToken?: string }) {
   const queryClient = getQueryClient();
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
@@ -28,7 +32,7 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
         httpBatchStreamLink({
           transformer: SuperJSON,
           url: "/api/trpc",
-          headers: () => ({ "x-trpc-source": "nextjs-react" }),
+          headers: () => ({ "x-trpc-source": "nextjs-react", ...(shareToken ? { [SHARE_TOKEN_HEADER]: shareToken } : {}) }),
         }),
       ],
     }),

@@ -1,9 +1,10 @@
 import "server-only";
 import { cache, type ReactNode } from "react";
+import { headers } from "next/headers";
 import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
 import { createTRPCOptionsProxy, type TRPCQueryOptions } from "@trpc/tanstack-react-query";
-import { appRouter, createContext, type AppRouter } from "@evotrainer/api";
-import { db } from "~/server/db";
+import { appRouter, type AppRouter } from "@evotrainer/api";
+import { contextFor } from "~/server/trpc-context";
 import { createQueryClient } from "./query-client";
 
 // One QueryClient per request.
@@ -11,7 +12,7 @@ export const getQueryClient = cache(createQueryClient);
 
 export const trpc = createTRPCOptionsProxy<AppRouter>({
   router: appRouter,
-  ctx: () => createContext({ db }),
+  ctx: async () => contextFor(new Headers(await headers())),
   queryClient: getQueryClient,
 });
 

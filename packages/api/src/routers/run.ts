@@ -1,27 +1,162 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { RunStatus } from "@evotrainer/db";
-import { publicProcedure } from "../trpc.ts";
+import { Domain, RunStatus, type Prisma } from "@evotrainer/db";
+import { accessRun, protectedProcedure, userProcedure } from "../trpc.ts";
+
+export const runListInput = z
+  .object({
+    status: z.enum(RunStatus).optional(),
+    domain: z.enum(Domain).optional(),
+    q: z.string().max(200).optional(),
+    sort: z.enum(["created", "name", "score", "waiting"]).default("created"),
+    dir: z.enum(["asc", "desc"]).default("desc"),
+  })
+  .default({ sort: "created", dir: "desc" });
+
+export type RunListInput = z.output<typeof runListInput>;
+
+const runId = z.object({ runId: z.string().min(1) });
 
 export const runRouter = {
-  list: publicProcedure
-    .input(z.object({ status: z.enum(RunStatus).optional() }).default({}))
-    .query(({ ctx, input }) =>
-      ctx.db.run.findMany({
-        where: input.status ? { status: input.status } : {},
-        orderBy: { createdAt: "desc" },
-        take: 200,
+  list: userProcedure.input(runListInput).query(async ({ ctx, input }) => {
+    const where: Prisma.RunWhereInput = {
+      organization: { memberships: { some: { userId: ctx.userId } } },
+      ...(input.status ? { status: input.status } : {}),
+      ...(input.domain ? { domain: input.domain } : {}),
+      ...(input.q ? { name: { contains: input.q, mode: "insensitive" } } : {}),
+    };
+    const runs = await ctx.db.run.findMany({
+      where,
+      orderBy: input.sort === "name" ? { name: input.dir } : { createdAt: input.dir },
+      take: 200,
+      select: {
+        id: true,
+        name: true,
+        domain: true,
+        status: true,
+        round: true,
+        gpuSecondsUsed: true,
+        budget: true,
+        createdAt: true,
+        bestBranch: { select: { version: true, promotionScore: true } },
+        _count: { select: { branches: true } },
+      },
+    });
+    const ids = runs.map((r) => r.id);
+    const [waiting, bases] = await Promise.all([
+      ctx.db.branch.groupBy({ by: ["runId"], where: { runId: { in: ids }, status: "awaiting_decision" }, _count: { _all: true } }),
+      ctx.db.branch.findMany({ where: { runId: { in: ids }, parentId: null }, select: { runId: true, promotionScore: true } }),
+    ]);
+    const waitingByRun = new Map(waiting.map((w) => [w.runId, w._count._all]));
+    const baseByRun = new Map(bases.map((b) => [b.runId, b.promotionScore]));
+    const rows = runs.map((run) => {
+      const best = run.bestBranch?.promotionScore ?? null;
+      const base = baseByRun.get(run.id) ?? null;
+      return {
+        ...run,
+        branches: run._count.branches,
+        bestScore: best,
+        deltaOverBase: best !== null && base !== null ? best - base : null,
+        waitingDecisions: waitingByRun.get(run.id) ?? 0,
+      };
+    });
+    const key = input.sort === "score" ? (r: (typeof rows)[number]) => r.bestScore ?? -Infinity : input.sort === "waiting" ? (r: (typeof rows)[number]) => r.waitingDecisions : null;
+    if (key) rows.sort((a, b) => (input.dir === "asc" ? key(a) - key(b) : key(b) - key(a)));
+    return rows;
+  }),
+
+  byId: protectedProcedure.input(runId).query(async ({ ctx, input }) => {
+    const { role } = await accessRun(ctx, input.runId);
+    const run = await ctx.db.run.findUniqueOrThrow({
+      where: { id: input.runId },
+      select: {
+        id: true,
+        name: true,
+        domain: true,
+        status: true,
+        basePolicy: true,
+        round: true,
+        budget: true,
+        gpuSecondsUsed: true,
+        llmDollarsUsed: true,
+        autonomyPolicy: true,
+        evaluationProtocol: true,
+        bestBranchId: true,
+        createdAt: true,
+        organization: { select: { name: true } },
+      },
+    });
+    return { ...run, role };
+  }),
+
+  /** The whole tree in one query of small rows; the page lays it out and collapses it. */
+  tree: protectedProcedure.input(runId).query(async ({ ctx, input }) => {
+    await accessRun(ctx, input.runId);
+    const [run, branches] = await Promise.all([
+      ctx.db.run.findUniqueOrThrow({ where: { id: input.runId }, select: { bestBranchId: true, status: true, round: true } }),
+      ctx.db.branch.findMany({
+        where: { runId: input.runId },
+        orderBy: { version: "asc" },
         select: {
           id: true,
-          name: true,
-          domain: true,
-          status: true,
+          parentId: true,
+          version: true,
           round: true,
-          gpuSecondsUsed: true,
-          budget: true,
-          createdAt: true,
-          _count: { select: { branches: true } },
+          status: true,
+          promotionScore: true,
+          intervention: { select: { factor: true } },
+          verdict: { select: { deltaVsParent: true, passed: true } },
         },
       }),
-    ),
+    ]);
+    return {
+      ...run,
+      branches: branches.map(({ intervention, verdict, ...b }) => ({
+        ...b,
+        factor: intervention?.factor ?? null,
+        deltaVsParent: verdict?.deltaVsParent ?? null,
+        passed: verdict?.passed ?? null,
+      })),
+    };
+  }),
+
+  events: protectedProcedure
+    .input(runId.extend({ branchId: z.string().optional(), limit: z.number().int().min(1).max(500).default(100) }))
+    .query(async ({ ctx, input }) => {
+      await accessRun(ctx, input.runId);
+      return ctx.db.event.findMany({
+        where: { runId: input.runId, ...(input.branchId ? { branchId: input.branchId } : {}) },
+        orderBy: { id: "desc" },
+        take: input.limit,
+        select: { id: true, branchId: true, type: true, actor: true, payload: true, createdAt: true, branch: { select: { version: true } } },
+      });
+    }),
+
+  /** Series per branch from the maintained aggregates (MetricPoint, LabelStat), never from rollouts. */
+  metrics: protectedProcedure
+    .input(runId.extend({ branchIds: z.array(z.string().min(1)).min(1).max(8) }))
+    .query(async ({ ctx, input }) => {
+      await accessRun(ctx, input.runId);
+      const branches = await ctx.db.branch.findMany({ where: { runId: input.runId, id: { in: input.branchIds } }, select: { id: true, version: true } });
+      const ids = branches.map((b) => b.id);
+      const [points, labels] = await Promise.all([
+        ctx.db.metricPoint.findMany({ where: { branchId: { in: ids } }, orderBy: { step: "asc" }, select: { branchId: true, step: true, name: true, value: true } }),
+        ctx.db.labelStat.groupBy({
+          by: ["branchId", "step", "label"],
+          where: { branchId: { in: ids }, split: "train" },
+          _sum: { count: true, total: true },
+          orderBy: { step: "asc" },
+        }),
+      ]);
+      return {
+        branches,
+        points,
+        labelRates: labels.map((l) => ({
+          branchId: l.branchId,
+          step: l.step,
+          label: l.label,
+          rate: l._sum.total ? (l._sum.count ?? 0) / l._sum.total : 0,
+        })),
+      };
+    }),
 } satisfies TRPCRouterRecord;

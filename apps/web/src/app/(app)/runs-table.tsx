@@ -1,16 +1,14 @@
 "use client";
 
 import { useSuspenseQuery } from "@tanstack/react-query";
+import type { RunListInput } from "@evotrainer/api";
+import { budgetSeconds, fmtDelta, fmtScore } from "~/components/format";
+import { StatusBadge } from "~/components/status-badge";
 import { useTRPC } from "~/trpc/react";
 
-function budgetSeconds(budget: unknown): number | null {
-  const value = (budget as { gpuSeconds?: unknown } | null)?.gpuSeconds;
-  return typeof value === "number" ? value : null;
-}
-
-export function RunsTable() {
+export function RunsTable({ input }: { input: RunListInput }) {
   const trpc = useTRPC();
-  const { data: runs } = useSuspenseQuery(trpc.run.list.queryOptions({}));
+  const { data: runs } = useSuspenseQuery(trpc.run.list.queryOptions(input, { refetchInterval: 10_000 }));
 
   if (runs.length === 0) {
     return (
@@ -31,8 +29,10 @@ export function RunsTable() {
           <th>Domain</th>
           <th>Round</th>
           <th>Branches</th>
+          <th>Best score</th>
+          <th>Δ over base</th>
           <th>Budget used</th>
-          <th>Created</th>
+          <th>Waiting</th>
         </tr>
       </thead>
       <tbody>
@@ -40,17 +40,21 @@ export function RunsTable() {
           const total = budgetSeconds(run.budget);
           return (
             <tr key={run.id}>
-              <td>{run.name}</td>
               <td>
-                <span className={`status status-${run.status}`}>{run.status}</span>
+                <a href={`/runs/${run.id}`}>{run.name}</a>
+              </td>
+              <td>
+                <StatusBadge status={run.status} />
               </td>
               <td>{run.domain}</td>
               <td>{run.round}</td>
-              <td>{run._count.branches}</td>
+              <td>{run.branches}</td>
+              <td>{fmtScore(run.bestScore)}</td>
+              <td>{fmtDelta(run.deltaOverBase)}</td>
               <td>
                 {Math.round(run.gpuSecondsUsed)} s{total === null ? "" : ` / ${Math.round(total)} s`}
               </td>
-              <td>{run.createdAt.toISOString().slice(0, 16).replace("T", " ")}</td>
+              <td>{run.waitingDecisions > 0 ? <span className="pill warn">{run.waitingDecisions} waiting</span> : "—"}</td>
             </tr>
           );
         })}

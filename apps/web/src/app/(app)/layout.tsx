@@ -1,0 +1,33 @@
+import type { ReactNode } from "react";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { getAuth } from "~/server/auth";
+import { TRPCReactProvider } from "~/trpc/react";
+import { SignOutButton } from "./sign-out-button";
+
+export default async function AppLayout({ children }: { children: ReactNode }) {
+  // The proxy only saw a cookie; this checks that it is a live session.
+  const session = await getAuth().api.getSession({ headers: await headers() });
+  if (!session) redirect("/sign-in");
+  return (
+    <>
+      <header className="topbar">
+        <a href="/" className="brand">
+          EvoTrainer
+        </a>
+        <nav className="nav">
+          <a href="/">Runs</a>
+          <a href="/approvals">Approvals</a>
+          <a href="/harness">Harness</a>
+          <a href="/skills">Skills</a>
+        </nav>
+        <span className="spacer" />
+        <span className="muted" data-testid="signed-in-as">
+          {session.user.email}
+        </span>
+        <SignOutButton />
+      </header>
+      <TRPCReactProvider>{children}</TRPCReactProvider>
+    </>
+  );
+}

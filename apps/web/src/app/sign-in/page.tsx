@@ -1,0 +1,14 @@
+import { SignInForm } from "./sign-in-form";
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+  const { next } = await searchParams;
+  // Only paths on this site: an open redirect would hand the session to another origin.
+  const target = next?.startsWith("/") && !next.startsWith("//") ? next : "/";
+  return (
+    <main className="page narrow">
+      <h1>Sign in to EvoTrainer</h1>
+      <SignInForm next={target} />
+      <p className="muted">The quickstart prints the local admin login when it first creates it.</p>
+    </main>
+  );
+}

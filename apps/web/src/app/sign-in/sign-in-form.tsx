@@ -1,0 +1,41 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import { authClient } from "~/lib/auth-client";
+
+export function SignInForm({ next }: { next: string }) {
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setPending(true);
+    setError(null);
+    const result = await authClient.signIn.email({ email: String(form.get("email")), password: String(form.get("password")) });
+    setPending(false);
+    if (result.error) setError(result.error.message ?? "Sign-in failed");
+    else window.location.assign(next);
+  }
+
+  return (
+    <form className="form" onSubmit={onSubmit}>
+      <label>
+        Email
+        <input name="email" type="email" autoComplete="username" required />
+      </label>
+      <label>
+        Password
+        <input name="password" type="password" autoComplete="current-password" required />
+      </label>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <button className="btn primary" type="submit" disabled={pending}>
+        {pending ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

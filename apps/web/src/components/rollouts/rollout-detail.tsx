@@ -1,0 +1,139 @@
+"use client";
+
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTRPC } from "~/trpc/react";
+import { fmtScore } from "../format";
+import { QueryState } from "../query-state";
+import { HighlightedText } from "./highlighted-text";
+import { TrajectoryView } from "./trajectory-view";
+
+function Compare({ rolloutId, runId, branchId }: { rolloutId: string; runId: string; branchId: string }) {
+  const trpc = useTRPC();
+  const tree = useQuery(trpc.run.tree.queryOptions({ runId }));
+  const [other, setOther] = useState("");
+  const compare = useQuery(trpc.rollout.compare.queryOptions({ rolloutId, otherBranchId: other }, { enabled: other !== "" }));
+  return (
+    <div className="compare">
+      <label>
+        Compare this task with branch{" "}
+        <select value={other} onChange={(e) => setOther(e.target.value)} aria-label="Compare with branch">
+          <option value="">—</option>
+          {tree.data?.branches
+            .filter((b) => b.id !== branchId)
+            .map((b) => (
+              <option key={b.id} value={b.id}>
+                v{b.version}
+              </option>
+            ))}
+        </select>
+      </label>
+      {other && (
+        <QueryState isPending={compare.isPending} error={compare.error}>
+          {() =>
+            compare.data!.rollouts.length === 0 ? (
+              <p className="muted">v{compare.data!.version} has no rollout of {compare.data!.taskId}.</p>
+            ) : (
+              <div data-testid="compare-side">
+                {compare.data!.rollouts.map((r) => (
+                  <div key={String(r.id)} className="compare-item">
+                    <p className="muted">
+                      v{compare.data!.version} · step {r.step} · sample {r.sample} · reward {fmtScore(r.reward)} {r.labels.map((l) => l.label).join(", ")}
+                    </p>
+                    {r.response ? <pre className="text-block">{r.response}</pre> : r.trajectory ? <TrajectoryView trajectory={r.trajectory} /> : <p className="muted">Text not kept.</p>}
+                  </div>
+                ))}
+              </div>
+            )
+          }
+        </QueryState>
+      )}
+    </div>
+  );
+}
+
+export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: string; readOnly: boolean; onClose: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const rollout = useQuery(trpc.rollout.byId.queryOptions({ rolloutId }));
+  const review = useMutation(
+    trpc.rollout.reviewLabel.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.rollout.byId.queryKey({ rolloutId }) }) }),
+  );
+  return (
+    <aside className="detail" data-testid="rollout-detail">
+      <button className="btn ghost close" onClick={onClose} aria-label="Close">
+        ×
+      </button>
+      <QueryState isPending={rollout.isPending} error={rollout.error}>
+        {() => {
+          const r = rollout.data!;
+          const canReview = !readOnly && (r.role === "approver" || r.role === "admin");
+          const labels = r.labels.map((l) => ({ label: l.label, evidence: l.evidence }));
+          return (
+            <>
+              <h3>
+                Rollout {String(r.id)} · {r.taskId}
+              </h3>
+              <p className="muted">
+                v{r.branch.version} · {r.split} · step {r.step} · group {r.groupId} · sample {r.sample} · {r.responseTokens} tokens · {r.turns} turns · finish {r.finishReason ?? "—"}
+                {r.truncated ? " · truncated" : ""}
+              </p>
+              <h4>Reward {fmtScore(r.reward)}</h4>
+              <table className="kv">
+                <tbody>
+                  {Object.entries((r.rewardComponents ?? {}) as Record<string, unknown>).map(([k, v]) => (
+                    <tr key={k}>
+                      <th>{k}</th>
+                      <td>{String(v)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <h4>Labels</h4>
+              {r.labels.length === 0 ? (
+                <p className="muted">No detector fired on this rollout.</p>
+              ) : (
+                <ul className="labels" data-testid="rollout-labels">
+                  {r.labels.map((l) => (
+                    <li key={String(l.id)}>
+                      <span className={`pill${l.detector.validity ? " bad" : ""}`}>{l.label}</span> {l.detector.key} v{l.detector.version}
+                      {l.detector.validity ? " (validity)" : ""} <code className="evidence-json">{JSON.stringify(l.evidence)}</code>
+                      {l.review && <span className="pill">{l.review}</span>}
+                      {canReview && (
+                        <>
+                          <button className="btn small" onClick={() => review.mutate({ labelId: String(l.id), review: "confirmed" })}>
+                            Confirm
+                          </button>
+                          <button className="btn small" onClick={() => review.mutate({ labelId: String(l.id), review: "rejected" })}>
+                            Reject
+                          </button>
+                        </>
+                      )}
+                    </li>
+                  ))}
+                </ul>
+              )}
+              <h4>Prompt</h4>
+              {r.prompt ? <HighlightedText text={r.prompt} labels={labels} /> : <p className="muted">Text not kept for this rollout.</p>}
+              <h4>{r.trajectory ? "Trajectory" : "Response"}</h4>
+              {r.trajectory ? (
+                <TrajectoryView trajectory={r.trajectory} />
+              ) : r.response ? (
+                <HighlightedText text={r.response} labels={labels} />
+              ) : (
+                <p className="muted">Text not kept for this rollout.</p>
+              )}
+              {r.testResults !== null && (
+                <>
+                  <h4>Tests</h4>
+                  <pre className="text-block">{JSON.stringify(r.testResults, null, 2)}</pre>
+                </>
+              )}
+              <Compare rolloutId={rolloutId} runId={r.runId} branchId={r.branchId} />
+            </>
+          );
+        }}
+      </QueryState>
+    </aside>
+  );
+}

@@ -1,0 +1,82 @@
+"use client";
+
+import { memo, useMemo, useState } from "react";
+import { Background, Controls, Handle, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
+import "@xyflow/react/dist/style.css";
+import { fmtDelta } from "../format";
+import { bestPathOf, initialCollapsed, layoutTree, NODE_HEIGHT, NODE_WIDTH, type LaidOutNode, type TreeBranch } from "./tree-layout";
+
+type BranchNodeData = LaidOutNode & { href: string; collapsed: boolean; toggle: (id: string) => void };
+
+const BranchNode = memo(function BranchNode({ data }: NodeProps<Node<BranchNodeData>>) {
+  const { branch } = data;
+  return (
+    <div
+      className={`tree-node status-bg-${branch.status}${data.onBestPath ? " best" : ""}`}
+      style={{ width: NODE_WIDTH, height: NODE_HEIGHT }}
+      data-testid={`tree-node-v${branch.version}`}
+    >
+      <Handle type="target" position={Position.Top} isConnectable={false} />
+      <a href={data.href} className="tree-node-link">
+        <strong>v{branch.version}</strong> <span className="tree-delta">{fmtDelta(branch.deltaVsParent)}</span>
+        <div className="tree-factor">{branch.factor ?? "base"}</div>
+        <div className="tree-status">{branch.status.replace("_", " ")}</div>
+      </a>
+      {data.hasChildren && (
+        <button className="tree-toggle" onClick={() => data.toggle(branch.id)} aria-label={data.collapsed ? `expand v${branch.version}` : `collapse v${branch.version}`}>
+          {data.collapsed ? `+${data.hiddenDescendants}` : "−"}
+        </button>
+      )}
+      <Handle type="source" position={Position.Bottom} isConnectable={false} />
+    </div>
+  );
+});
+
+const nodeTypes = { branch: BranchNode };
+
+export function BranchTree({ branches, bestBranchId, basePath }: { branches: TreeBranch[]; bestBranchId: string | null; basePath: string }) {
+  const bestPath = useMemo(() => bestPathOf(branches, bestBranchId), [branches, bestBranchId]);
+  // Folding is the viewer's choice once made; new branches arriving do not re-fold the tree.
+  const [collapsed, setCollapsed] = useState<Set<string> | null>(null);
+  const folded = useMemo(() => collapsed ?? initialCollapsed(branches, bestPath), [collapsed, branches, bestPath]);
+  const toggle = (id: string) =>
+    setCollapsed(() => {
+      const next = new Set(folded);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+
+  const { nodes, edges } = useMemo(() => {
+    const laid = layoutTree(branches, folded, bestPath);
+    const nodes: Node<BranchNodeData>[] = laid.map((n) => ({
+      id: n.branch.id,
+      type: "branch",
+      position: { x: n.x, y: n.y },
+      data: { ...n, href: `${basePath}/branches/${n.branch.id}`, collapsed: folded.has(n.branch.id), toggle },
+      draggable: false,
+    }));
+    const shown = new Set(nodes.map((n) => n.id));
+    const edges: Edge[] = laid
+      .filter((n) => n.branch.parentId && shown.has(n.branch.parentId))
+      .map((n) => ({
+        id: `${n.branch.parentId}-${n.branch.id}`,
+        source: n.branch.parentId!,
+        target: n.branch.id,
+        className: n.onBestPath ? "edge-best" : undefined,
+        style: n.onBestPath ? { stroke: "#f2cc60", strokeWidth: 3 } : { stroke: "#4a5163" },
+      }));
+    return { nodes, edges };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [branches, folded, bestPath, basePath]);
+
+  if (branches.length === 0) return <div className="empty">No branches yet: the loop creates the base branch when the run starts.</div>;
+  return (
+    <div className="tree" data-testid="branch-tree">
+      <ReactFlow colorMode="dark" nodes={nodes} edges={edges} nodeTypes={nodeTypes} fitView minZoom={0.05} nodesConnectable={false} proOptions={{ hideAttribution: true }}>
+        <Background />
+        <Controls showInteractive={false} />
+      </ReactFlow>
+    </div>
+  );
+}

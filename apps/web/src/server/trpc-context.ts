@@ -1,0 +1,9 @@
+import "server-only";
+import { createContext } from "@evotrainer/api";
+import { sessionUserId } from "./auth";
+import { db } from "./db";
+import { getProducer } from "./producer";
+
+export function contextFor(headers: Headers, shareToken: string | null = null) {
+  return createContext({ db, headers, sessionUserId, producer: getProducer, shareToken });
+}

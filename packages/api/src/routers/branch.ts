@@ -1,0 +1,70 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import { accessRun, protectedProcedure, runIdOfBranch } from "../trpc.ts";
+
+export const branchRouter = {
+  byId: protectedProcedure.input(z.object({ branchId: z.string().min(1) })).query(async ({ ctx, input }) => {
+    const runId = await runIdOfBranch(ctx.db, input.branchId);
+    const { role } = await accessRun(ctx, runId);
+    const branch = await ctx.db.branch.findUniqueOrThrow({
+      where: { id: input.branchId },
+      select: {
+        id: true,
+        runId: true,
+        parentId: true,
+        version: true,
+        round: true,
+        status: true,
+        promotionScore: true,
+        gpuSecondsUsed: true,
+        checkpoint: true,
+        createdAt: true,
+        run: { select: { name: true, bestBranchId: true } },
+        parent: { select: { version: true, recipe: { select: { hash: true, canonical: true } } } },
+        recipe: { select: { hash: true, canonical: true } },
+        intervention: {
+          select: {
+            hypothesis: true,
+            targetMetric: true,
+            factor: true,
+            patch: true,
+            expectedEffect: true,
+            falsification: true,
+            provenance: true,
+            skill: { select: { name: true } },
+            backtest: true,
+          },
+        },
+        verdict: true,
+        jobs: {
+          orderBy: { createdAt: "asc" },
+          select: {
+            id: true,
+            kind: true,
+            executor: true,
+            adapter: true,
+            state: true,
+            failureClass: true,
+            attempts: true,
+            maxAttempts: true,
+            exitCode: true,
+            message: true,
+            logTail: true,
+            gpuSeconds: true,
+            startedAt: true,
+            finishedAt: true,
+            node: { select: { name: true } },
+          },
+        },
+        decisions: { orderBy: { createdAt: "desc" }, select: { id: true, stage: true, kind: true, actorType: true, reason: true, instructions: true, createdAt: true, user: { select: { name: true } } } },
+      },
+    });
+    // The health report is recorded by diagnosis as an event; the newest one is the branch's current report.
+    const health = await ctx.db.event.findFirst({
+      where: { branchId: input.branchId, type: { in: ["diagnosis", "health_report"] } },
+      orderBy: { id: "desc" },
+      select: { payload: true, createdAt: true },
+    });
+    return { ...branch, health, role };
+  }),
+} satisfies TRPCRouterRecord;

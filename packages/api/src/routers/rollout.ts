@@ -1,0 +1,112 @@
+import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import { LabelReview, Split, type Prisma } from "@evotrainer/db";
+import { accessRun, protectedProcedure, requireRunRole, runIdOfBranch, userProcedure } from "../trpc.ts";
+
+const bigintId = z.string().regex(/^\d{1,19}$/, { error: "an integer id" });
+
+export const rolloutListInput = z.object({
+  branchId: z.string().min(1),
+  split: z.enum(Split).optional(),
+  step: z.number().int().nonnegative().optional(),
+  label: z.string().min(1).max(100).optional(),
+  rewardMin: z.number().optional(),
+  rewardMax: z.number().optional(),
+  q: z.string().min(1).max(200).optional(),
+  // Keyset: the last id of the previous page. Offsets would rescan every page before it.
+  cursor: bigintId.optional(),
+  limit: z.number().int().min(1).max(200).default(100),
+});
+
+export function rolloutWhere(input: z.infer<typeof rolloutListInput>): Prisma.RolloutWhereInput {
+  return {
+    branchId: input.branchId,
+    ...(input.split ? { split: input.split } : {}),
+    ...(input.step !== undefined ? { step: input.step } : {}),
+    ...(input.rewardMin !== undefined || input.rewardMax !== undefined ? { reward: { gte: input.rewardMin, lte: input.rewardMax } } : {}),
+    ...(input.label ? { labels: { some: { branchId: input.branchId, label: input.label } } } : {}),
+    ...(input.q
+      ? { OR: [{ taskId: { contains: input.q } }, { prompt: { contains: input.q, mode: "insensitive" } }, { response: { contains: input.q, mode: "insensitive" } }] }
+      : {}),
+    ...(input.cursor ? { id: { gt: BigInt(input.cursor) } } : {}),
+  };
+}
+
+async function accessBranch(ctx: Parameters<typeof accessRun>[0], branchId: string) {
+  const runId = await runIdOfBranch(ctx.db, branchId);
+  return { runId, ...(await accessRun(ctx, runId)) };
+}
+
+export const rolloutRouter = {
+  list: protectedProcedure.input(rolloutListInput).query(async ({ ctx, input }) => {
+    await accessBranch(ctx, input.branchId);
+    const items = await ctx.db.rollout.findMany({
+      where: rolloutWhere(input),
+      orderBy: { id: "asc" },
+      take: input.limit + 1,
+      select: {
+        id: true,
+        split: true,
+        step: true,
+        taskId: true,
+        sample: true,
+        reward: true,
+        responseTokens: true,
+        turns: true,
+        truncated: true,
+        finishReason: true,
+        labels: { select: { label: true, review: true } },
+      },
+    });
+    const page = items.slice(0, input.limit);
+    return { items: page, nextCursor: items.length > input.limit ? String(page.at(-1)!.id) : null };
+  }),
+
+  byId: protectedProcedure.input(z.object({ rolloutId: bigintId })).query(async ({ ctx, input }) => {
+    const rollout = await ctx.db.rollout.findUnique({
+      where: { id: BigInt(input.rolloutId) },
+      include: {
+        branch: { select: { version: true } },
+        labels: { orderBy: { id: "asc" }, include: { detector: { select: { key: true, label: true, version: true, validity: true, cel: true, description: true } } } },
+      },
+    });
+    if (!rollout) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
+    const { role } = await accessRun(ctx, rollout.runId);
+    return { ...rollout, role };
+  }),
+
+  /** The same task (same split) in another branch of the run, for a side-by-side comparison. */
+  compare: protectedProcedure.input(z.object({ rolloutId: bigintId, otherBranchId: z.string().min(1) })).query(async ({ ctx, input }) => {
+    const rollout = await ctx.db.rollout.findUnique({ where: { id: BigInt(input.rolloutId) }, select: { runId: true, taskId: true, split: true } });
+    if (!rollout) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
+    await accessRun(ctx, rollout.runId);
+    const other = await ctx.db.branch.findUnique({ where: { id: input.otherBranchId }, select: { runId: true, version: true } });
+    if (other?.runId !== rollout.runId) throw new TRPCError({ code: "NOT_FOUND", message: "branch not found in this run" });
+    const rollouts = await ctx.db.rollout.findMany({
+      where: { branchId: input.otherBranchId, taskId: rollout.taskId, split: rollout.split },
+      orderBy: [{ step: "desc" }, { sample: "asc" }],
+      take: 8,
+      select: { id: true, step: true, sample: true, reward: true, response: true, trajectory: true, truncated: true, labels: { select: { label: true } } },
+    });
+    return { version: other.version, taskId: rollout.taskId, rollouts };
+  }),
+
+  /** Labels present on a branch and how often, from LabelStat. */
+  labelCounts: protectedProcedure.input(z.object({ branchId: z.string().min(1) })).query(async ({ ctx, input }) => {
+    await accessBranch(ctx, input.branchId);
+    const rows = await ctx.db.labelStat.groupBy({ by: ["label"], where: { branchId: input.branchId }, _sum: { count: true, total: true }, orderBy: { label: "asc" } });
+    return rows.map((r) => ({ label: r.label, count: r._sum.count ?? 0, total: r._sum.total ?? 0 }));
+  }),
+
+  /** A person confirms or rejects a label; the harness retro-validation reads these. */
+  reviewLabel: userProcedure.input(z.object({ labelId: bigintId, review: z.enum(LabelReview) })).mutation(async ({ ctx, input }) => {
+    const label = await ctx.db.rolloutLabel.findUnique({ where: { id: BigInt(input.labelId) }, select: { rollout: { select: { runId: true } } } });
+    if (!label) throw new TRPCError({ code: "NOT_FOUND", message: "label not found" });
+    await requireRunRole(ctx, label.rollout.runId, "approver");
+    return ctx.db.rolloutLabel.update({
+      where: { id: BigInt(input.labelId) },
+      data: { review: input.review, reviewedById: ctx.userId, reviewedAt: new Date() },
+      select: { id: true, review: true, reviewedAt: true },
+    });
+  }),
+} satisfies TRPCRouterRecord;

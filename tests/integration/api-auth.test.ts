@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import { TRPCError } from "@trpc/server";
+import { appRouter, createCallerFactory, createContext } from "@evotrainer/api";
+import { createDatabase } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
+import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
+import { seedDashboard } from "../support/dashboard-seed.ts";
+import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+
+// A database of its own: other files count rows of the shared one, and this one seeds several runs.
+const database = await createTestDatabase(inject("databaseUrl"));
+const db = createDatabase(database.url);
+const redisUrl = inject("redisUrl");
+const prefix = testPrefix();
+const connection = createProducerConnection(redisUrl);
+const producer = new Producer(connection, prefix);
+const createCaller = createCallerFactory(appRouter);
+
+type Credentials = { userId?: string; headers?: Record<string, string> };
+function callerAs(credentials: Credentials = {}) {
+  return createCaller(
+    createContext({
+      db,
+      headers: new Headers(credentials.headers),
+      sessionUserId: async () => credentials.userId ?? null,
+      producer: () => producer,
+    }),
+  );
+}
+
+/** Calls a procedure by its dotted path ("decision.veto"), the way a client would. */
+function call(caller: ReturnType<typeof callerAs>, path: string, input?: unknown): Promise<unknown> {
+  const fn = path.split(".").reduce<any>((node, key) => node[key], caller);
+  return fn(input);
+}
+
+async function httpStatusOf(promise: Promise<unknown>): Promise<number> {
+  try {
+    await promise;
+    return 200;
+  } catch (error) {
+    if (!(error instanceof TRPCError)) throw error;
+    return getHTTPStatusCodeFromError(error);
+  }
+}
+
+let seed: Awaited<ReturnType<typeof seedDashboard>>;
+
+beforeAll(async () => {
+  await connection.connect();
+  seed = await seedDashboard(db, "api-auth");
+});
+
+afterAll(async () => {
+  await producer.close();
+  connection.disconnect();
+  await deleteKeys(redisUrl, `${prefix}:*`);
+  await db.$disconnect();
+  await database.drop();
+});
+
+describe("every tRPC procedure requires credentials", () => {
+  // Enumerated from the router: a procedure added later is covered without editing this test.
+  const paths = Object.keys(appRouter._def.procedures);
+
+  it("finds the procedures", () => {
+    expect(paths.length).toBeGreaterThan(15);
+    expect(paths).toContain("decision.veto");
+  });
+
+  it.each(paths)("%s answers 401 without a session, API key or share token", async (path) => {
+    expect(await httpStatusOf(call(callerAs(), path, {}))).toBe(401);
+  });
+
+  it("answers 401 for an unknown API key and an unknown share token", async () => {
+    expect(await httpStatusOf(callerAs({ headers: { authorization: "Bearer evo_nope" } }).run.list())).toBe(401);
+    expect(await httpStatusOf(callerAs({ headers: { "x-evo-share-token": "evs_nope" } }).run.byId({ runId: seed.run.id }))).toBe(401);
+  });
+});
+
+describe("roles", () => {
+  it("a viewer reads the run but gets 403 on approve, revise and veto", async () => {
+    const viewer = callerAs({ userId: seed.users.viewer.id });
+    expect((await viewer.run.byId({ runId: seed.run.id })).role).toBe("viewer");
+    const branchId = seed.branches.v1.id;
+    expect(await httpStatusOf(viewer.decision.approve({ branchId }))).toBe(403);
+    expect(await httpStatusOf(viewer.decision.revise({ branchId, instructions: "try again" }))).toBe(403);
+    expect(await httpStatusOf(viewer.decision.veto({ branchId, reason: "no" }))).toBe(403);
+    expect(await httpStatusOf(viewer.shareLink.create({ runId: seed.run.id }))).toBe(403);
+    expect(await db.decision.count({ where: { branchId } })).toBe(0);
+  });
+
+  it("a person outside the run's organization does not see it at all", async () => {
+    const other = await seedDashboard(db, "other-org");
+    const outsider = callerAs({ userId: other.users.admin.id });
+    expect(await httpStatusOf(outsider.run.byId({ runId: seed.run.id }))).toBe(404);
+    expect(await httpStatusOf(outsider.decision.approve({ branchId: seed.branches.v1.id }))).toBe(404);
+    expect((await outsider.run.list()).map((r) => r.id)).not.toContain(seed.run.id);
+  });
+});
+
+describe("decisions", () => {
+  it("a veto needs a reason", async () => {
+    const approver = callerAs({ userId: seed.users.approver.id });
+    expect(await httpStatusOf(approver.decision.veto({ branchId: seed.branches.v2.id, reason: "  " }))).toBe(400);
+  });
+
+  it("veto writes the Decision and its Event together and enqueues decide, which settles the branch in the worker", async () => {
+    const approver = callerAs({ userId: seed.users.approver.id });
+    const branchId = seed.branches.v2.id;
+    const result = await approver.decision.veto({ branchId, reason: "score regressed vs parent" });
+    expect(result).toMatchObject({ status: "awaiting_decision", enqueued: true });
+    const decision = await db.decision.findUniqueOrThrow({ where: { id: result.decisionId } });
+    expect(decision).toMatchObject({ kind: "veto", stage: "completion", actorType: "human", userId: seed.users.approver.id, reason: "score regressed vs parent" });
+    const events = await db.event.findMany({ where: { branchId, type: "decision" } });
+    expect(events).toHaveLength(1);
+    expect(events[0]!.payload).toMatchObject({ decisionId: decision.id, kind: "veto", from: "awaiting_decision" });
+    const jobs = await producer.queue(QueueName.Decide).getWaiting();
+    expect(jobs.map((j) => j.data)).toContainEqual({ runId: seed.run.id, branchId });
+    // Decided once: a second decision on the same branch is refused.
+    expect(await httpStatusOf(approver.decision.approve({ branchId }))).toBe(409);
+  });
+
+  it("approve records the decision for the worker, which owns promotion and the best-so-far", async () => {
+    const admin = callerAs({ userId: seed.users.admin.id });
+    const branchId = seed.branches.v1.id;
+    const result = await admin.decision.approve({ branchId, reason: "clean win" });
+    expect(result.status).toBe("awaiting_decision");
+    expect(await db.event.count({ where: { branchId, type: "decision" } })).toBe(1);
+    expect(await db.decision.count({ where: { branchId, kind: "approve" } })).toBe(1);
+  });
+
+  it("the inbox lists branches awaiting a decision with whether the caller may decide", async () => {
+    const other = await seedDashboard(db, "inbox");
+    const inbox = await callerAs({ userId: other.users.viewer.id }).decision.inbox();
+    expect(inbox.map((b) => b.id).sort()).toEqual([other.branches.v1.id, other.branches.v2.id].sort());
+    expect(inbox.every((b) => !b.canDecide)).toBe(true);
+  });
+});
+
+describe("share links", () => {
+  it("a share token reads its run, branches and rollouts and nothing else", async () => {
+    const approver = callerAs({ userId: seed.users.approver.id });
+    const link = await approver.shareLink.create({ runId: seed.run.id });
+    expect(link.token).toMatch(/^evs_[A-Za-z0-9_-]{43}$/);
+    const stored = await db.shareLink.findUniqueOrThrow({ where: { id: link.id } });
+    expect(stored.tokenHash).not.toContain(link.token.slice(4));
+    const shared = callerAs({ headers: { "x-evo-share-token": link.token } });
+    expect(await shared.shareLink.current()).toEqual({ runId: seed.run.id });
+    expect((await shared.run.byId({ runId: seed.run.id })).role).toBeNull();
+    expect((await shared.run.tree({ runId: seed.run.id })).branches).toHaveLength(5);
+    expect((await shared.branch.byId({ branchId: seed.branches.v1.id })).version).toBe(1);
+    const page = await shared.rollout.list({ branchId: seed.branches.v1.id, label: "repetition_loop", limit: 100 });
+    expect(page.items.length).toBeGreaterThan(0);
+    expect(await httpStatusOf(shared.decision.approve({ branchId: seed.branches.v4.id }))).toBe(403);
+    expect(await httpStatusOf(shared.run.list())).toBe(403);
+    expect(await httpStatusOf(shared.shareLink.create({ runId: seed.run.id }))).toBe(403);
+
+    const other = await seedDashboard(db, "elsewhere");
+    expect(await httpStatusOf(shared.run.byId({ runId: other.run.id }))).toBe(404);
+    expect(await httpStatusOf(shared.branch.byId({ branchId: other.branches.v1.id }))).toBe(404);
+  });
+
+  it("a revoked or expired token no longer opens anything", async () => {
+    const approver = callerAs({ userId: seed.users.approver.id });
+    const link = await approver.shareLink.create({ runId: seed.run.id, expiresInHours: 1 });
+    const shared = callerAs({ headers: { "x-evo-share-token": link.token } });
+    expect((await shared.run.byId({ runId: seed.run.id })).id).toBe(seed.run.id);
+    await approver.shareLink.revoke({ id: link.id });
+    // A context is one request: the next request resolves the token again.
+    const afterRevoke = callerAs({ headers: { "x-evo-share-token": link.token } });
+    expect(await httpStatusOf(afterRevoke.run.byId({ runId: seed.run.id }))).toBe(401);
+
+    const expiring = await approver.shareLink.create({ runId: seed.run.id, expiresInHours: 1 });
+    await db.shareLink.update({ where: { id: expiring.id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+    expect(await httpStatusOf(callerAs({ headers: { "x-evo-share-token": expiring.token } }).run.tree({ runId: seed.run.id }))).toBe(401);
+  });
+});
+
+describe("API keys", () => {
+  it("a key acts as its creator until it is revoked; only its hash is stored", async () => {
+    const admin = callerAs({ userId: seed.users.admin.id });
+    const created = await admin.apiKey.create({ name: "cli" });
+    expect((await db.apiKey.findUniqueOrThrow({ where: { id: created.id } })).keyHash).not.toBe(created.key);
+    const cli = callerAs({ headers: { authorization: `Bearer ${created.key}` } });
+    expect((await cli.viewer.me()).id).toBe(seed.users.admin.id);
+    expect((await cli.run.list()).map((r) => r.id)).toContain(seed.run.id);
+    await admin.apiKey.revoke({ id: created.id });
+    expect(await httpStatusOf(callerAs({ headers: { authorization: `Bearer ${created.key}` } }).run.list())).toBe(401);
+  });
+});
+
+describe("rollouts", () => {
+  it("pages by keyset and filters by label, step and reward range", async () => {
+    const viewer = callerAs({ userId: seed.users.viewer.id });
+    const branchId = seed.branches.v1.id;
+    const first = await viewer.rollout.list({ branchId, limit: 25 });
+    const second = await viewer.rollout.list({ branchId, limit: 25, cursor: first.nextCursor! });
+    const third = await viewer.rollout.list({ branchId, limit: 25, cursor: second.nextCursor! });
+    expect([first.items.length, second.items.length, third.items.length, third.nextCursor]).toEqual([25, 25, 10, null]);
+    const truncated = await viewer.rollout.list({ branchId, label: "truncated", step: 0 });
+    expect(truncated.items.every((r) => r.truncated && r.step === 0)).toBe(true);
+    const zero = await viewer.rollout.list({ branchId, rewardMax: 0 });
+    expect(zero.items.every((r) => r.reward <= 0)).toBe(true);
+    const counts = await viewer.rollout.labelCounts({ branchId });
+    expect(counts.find((c) => c.label === "truncated")?.count).toBe(12);
+  });
+
+  it("a viewer cannot review a label; an approver can", async () => {
+    const label = await db.rolloutLabel.findFirstOrThrow({ where: { branchId: seed.branches.v1.id } });
+    expect(await httpStatusOf(callerAs({ userId: seed.users.viewer.id }).rollout.reviewLabel({ labelId: String(label.id), review: "confirmed" }))).toBe(403);
+    const reviewed = await callerAs({ userId: seed.users.approver.id }).rollout.reviewLabel({ labelId: String(label.id), review: "rejected" });
+    expect(reviewed.review).toBe("rejected");
+  });
+});
