@@ -30,7 +30,7 @@ export default defineConfig({
   ],
   // The real quickstart brings the dashboard and the worker up, exactly as a user runs it.
   webServer: {
-    command: "node scripts/quickstart.mjs",
+    command: "node scripts/quickstart.mjs --no-demo",
     url: `http://127.0.0.1:${port}/api/health`,
     env: { EVO_WEB_PORT: String(port) },
     timeout: 180_000,

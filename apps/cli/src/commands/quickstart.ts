@@ -1,10 +1,13 @@
 import { existsSync, statSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureLocalAdmin } from "@evotrainer/api";
+import { createDatabase } from "@evotrainer/db";
 import { applyMigrations, ensureDatabase } from "@evotrainer/db/migrations";
 import { startChild, runToEnd, type Child } from "../child.ts";
 import { loadCliEnv } from "../env.ts";
 import { checkServices } from "../preflight.ts";
+import { startDemoRun } from "../demo-run.ts";
 
 const root = fileURLToPath(new URL("../../../..", import.meta.url));
 const bin = (name: string) => join(root, "node_modules/.bin", name);
@@ -24,7 +27,10 @@ function webBuildIsStale(): boolean {
   const buildId = join(root, "apps/web/.next/BUILD_ID");
   if (!existsSync(buildId)) return true;
   const built = statSync(buildId).mtimeMs;
-  return ["apps/web/src", "packages/api/src", "packages/db/src", "packages/queue/src"].some((dir) => newestMtime(join(root, dir)) > built);
+  return (
+    statSync(join(root, "prisma/schema.prisma")).mtimeMs > built ||
+    ["apps/web/src", "packages/api/src", "packages/db/src", "packages/queue/src"].some((dir) => newestMtime(join(root, dir)) > built)
+  );
 }
 
 async function waitForHealth(url: string, child: Child, timeoutMs: number): Promise<string | null> {
@@ -50,6 +56,7 @@ async function waitForHealth(url: string, child: Child, timeoutMs: number): Prom
  */
 export async function quickstart(args: string[]): Promise<number> {
   const exitWhenReady = args.includes("--exit-when-ready");
+  const demo = !args.includes("--no-demo");
   const env = loadCliEnv();
   const childEnv = { ...process.env, DATABASE_URL: env.DATABASE_URL, REDIS_URL: env.REDIS_URL, NEXT_TELEMETRY_DISABLED: "1" };
 
@@ -88,8 +95,15 @@ export async function quickstart(args: string[]): Promise<number> {
     await stopAll();
     return 1;
   }
-  console.log(`\n  EvoTrainer is up: ${url}\n  (health: ${url}/api/health; Ctrl-C stops the worker and the dashboard)\n`);
+  const db = createDatabase(env.DATABASE_URL);
+  const admin = await ensureLocalAdmin(db);
+  console.log(`\n  EvoTrainer is up: ${url}`);
+  console.log(`  sign in as ${admin.email} ${admin.password ? `with password ${admin.password}  (shown once: keep it)` : "(its password was printed when it was created)"}`);
+  console.log(`  health: ${url}/api/health; Ctrl-C stops the worker and the dashboard\n`);
+  const stopDemo = demo ? await startDemoRun(db, env, join(root, "examples/gym-swe.yaml"), url) : () => {};
   if (exitWhenReady) {
+    stopDemo();
+    await db.$disconnect();
     await stopAll();
     return 0;
   }
@@ -98,7 +112,10 @@ export async function quickstart(args: string[]): Promise<number> {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.once(signal, () => {
         console.log("\nquickstart: stopping…");
-        void stopAll().then(() => resolve(0));
+        stopDemo();
+        void stopAll()
+          .then(() => db.$disconnect())
+          .then(() => resolve(0));
       });
     }
   });

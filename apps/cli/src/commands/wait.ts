@@ -3,9 +3,15 @@ import { buildRunReport, type Database, type RunReport } from "@evotrainer/db";
 const terminal = new Set(["completed", "failed", "cancelled"]);
 
 /** Polls the run until it ends, reporting progress whenever it changes. */
-export async function waitForRun(db: Database, runId: string, onProgress: (report: RunReport) => void, everyMs = 1_000): Promise<RunReport> {
+export async function waitForRun(
+  db: Database,
+  runId: string,
+  onProgress: (report: RunReport) => void,
+  options: { everyMs?: number; signal?: AbortSignal } = {},
+): Promise<RunReport> {
   let last = "";
   for (;;) {
+    options.signal?.throwIfAborted();
     const report = await buildRunReport(db, runId);
     const fingerprint = JSON.stringify([report.status, report.round, report.branches.map((b) => b.status), Math.floor(report.budget.gpuSeconds.used / 10)]);
     if (fingerprint !== last) {
@@ -13,6 +19,6 @@ export async function waitForRun(db: Database, runId: string, onProgress: (repor
       last = fingerprint;
     }
     if (terminal.has(report.status)) return report;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 1_000));
   }
 }

@@ -1,0 +1,32 @@
+import { createRun, type Database } from "@evotrainer/db";
+import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
+import type { CliEnv } from "./env.ts";
+import { localOrganization } from "./local-organization.ts";
+import { progressLine } from "./progress.ts";
+import { readRunConfig } from "./run-config-file.ts";
+import { waitForRun } from "./commands/wait.ts";
+
+/**
+ * The quickstart's demo: a gym run of the loop in which a person decides on the first trained
+ * child branch (the gate on a domain's first branches), so the dashboard has something to ask.
+ * Prints the run's progress until it ends; returns a function that stops printing.
+ */
+export async function startDemoRun(db: Database, env: CliEnv, configFile: string, url: string): Promise<() => void> {
+  const config = readRunConfig(configFile);
+  const demo = { ...config, name: "quickstart-demo", autonomy: { ...config.autonomy, gateFirstBranchesPerDomain: 2 } };
+  const { runId, baseBranchId } = await createRun(db, demo, { organizationId: await localOrganization(db) });
+  const connection = createProducerConnection(env.REDIS_URL);
+  await connection.connect();
+  const producer = new Producer(connection, env.EVO_QUEUE_PREFIX);
+  await producer.enqueue(QueueName.Dispatch, { runId, branchId: baseBranchId });
+  await producer.close();
+  connection.disconnect();
+  console.log(`  demo run: ${url}/runs/${runId}  (its first trained branch waits for your decision)\n`);
+
+  const stop = new AbortController();
+  void waitForRun(db, runId, (report) => {
+    const waiting = report.branches.filter((b) => b.status === "awaiting_decision").map((b) => `v${b.version}`);
+    console.log(`[demo] ${progressLine(report)}${waiting.length ? ` · waiting for you: ${waiting.join(", ")}` : ""}`);
+  }, { signal: stop.signal }).catch(() => {});
+  return () => stop.abort();
+}
