@@ -1,0 +1,90 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { parse } from "yaml";
+import { runConfigSchema } from "@evotrainer/core";
+import { createDatabase, createRun } from "@evotrainer/db";
+import { RuleBasedProposer } from "@evotrainer/proposers";
+import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
+import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
+import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
+import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+
+const databaseUrl = inject("databaseUrl");
+const redisUrl = inject("redisUrl");
+const prefix = testPrefix();
+const jobsDir = mkdtempSync(join(tmpdir(), "evo-gate-"));
+const db = createDatabase(databaseUrl);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(what: string, get: () => Promise<T | null | undefined>, timeoutMs = 180_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await get();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+describe("a human-gated run waits for a person, and a veto steers the next proposals", () => {
+  afterAll(async () => {
+    await deleteKeys(redisUrl, `${prefix}:*`);
+    await db.$disconnect();
+    rmSync(jobsDir, { recursive: true, force: true });
+  });
+
+  it("stops at awaiting_decision; `evotrainer decide … veto --note` vetoes it and the next round avoids its factor", async () => {
+    const base = parse(readFileSync("examples/gym-swe.yaml", "utf8")) as Record<string, unknown>;
+    const config = runConfigSchema.parse({
+      ...base,
+      name: "human-gated",
+      autonomy: { mode: "human_gated" },
+      search: { proposals: 3, keep: 1, stepsPerBranch: 12, proposer: "rule" },
+      budget: { gpuSeconds: 900, branches: 3, rounds: 3 },
+    });
+    const org = await db.organization.create({ data: { name: prefix, slug: prefix } });
+    const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
+    const env = loadWorkerEnv({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_JOBS_DIR: jobsDir, EVO_MONITOR_EVERY_MS: "200", EVO_RECONCILE_EVERY_MS: "2000" });
+    const worker = await startWorkerApp(env, (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }), () => {});
+    const connection = createProducerConnection(redisUrl);
+    await connection.connect();
+    const producer = new Producer(connection, prefix);
+    try {
+      await producer.enqueue(QueueName.Dispatch, { runId, branchId: baseBranchId });
+      const waiting = await until("a branch awaiting a decision", () =>
+        db.branch.findFirst({ where: { runId, status: "awaiting_decision" }, include: { intervention: true } }),
+      );
+      const factor = waiting.intervention!.factor;
+
+      // Nothing moves while the person has not decided, however often the reconciler sweeps.
+      await sleep(4_000);
+      expect((await db.branch.findUniqueOrThrow({ where: { id: waiting.id } })).status).toBe("awaiting_decision");
+      expect(await db.intervention.count({ where: { runId, round: 2 } })).toBe(0);
+      const event = await db.event.findFirstOrThrow({ where: { branchId: waiting.id, type: "awaiting_decision" } });
+      expect(event.payload).toMatchObject({ reasons: expect.arrayContaining(["the run is human-gated"]) });
+
+      const cli = spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "decide", waiting.id, "veto", "--note", `do not change ${factor} again: it hides the failure instead of fixing it`], {
+        env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix },
+        encoding: "utf8",
+      });
+      expect(cli.status, cli.stderr).toBe(0);
+
+      await until("the veto settled", async () => (await db.branch.findUniqueOrThrow({ where: { id: waiting.id } })).status === "vetoed");
+      const next = await until("round 2 proposals", async () => {
+        const rows = await db.intervention.findMany({ where: { runId, round: 2 } });
+        return rows.length > 0 ? rows : null;
+      });
+      console.log(`vetoed ${factor}; round 2 proposed: ${next.map((i) => `${i.factor} (${i.status})`).join(", ")}`);
+      expect(next.map((i) => i.factor)).not.toContain(factor);
+      const decision = await db.decision.findFirstOrThrow({ where: { branchId: waiting.id } });
+      expect(decision).toMatchObject({ kind: "veto", actorType: "human", stage: "completion" });
+    } finally {
+      await producer.close();
+      connection.disconnect();
+      await worker.shutdown();
+    }
+  }, 300_000);
+});
