@@ -1,16 +1,20 @@
-// npm run bench -w @evotrainer/db — rollout ingest throughput: the streaming COPY path (read,
-// validate, COPY, ON CONFLICT) against Prisma's createMany, measured in the same run on the same rows.
+// npm run bench -w @evotrainer/db — rollout ingest throughput on ~2 KB math rollouts: the full
+// streaming path (read, validate, label with the whole math catalog, COPY, ON CONFLICT, labels and
+// LabelStat) against a plain COPY of the same rows and against Prisma's createMany, in the same run.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import type { Rollout } from "@evotrainer/contract";
+import { compileHarness, MATH_DETECTORS } from "@evotrainer/core";
 import { createDatabase } from "../src/client.ts";
+import { copyRollouts } from "../src/ingest/copy-rollouts.ts";
+import { registerHarnessVersion, loadHarnessVersion } from "../src/repositories/harness-versions.ts";
 import { ingestRolloutFile } from "../src/ingest/ingest-rollout-file.ts";
 import { createTestDatabase } from "../src/testing/test-database.ts";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 20_000);
-const response = "Let me think step by step. ".repeat(40) + "\\boxed{42}";
+const response = "Let me think step by step about the eggs and the market. ".repeat(30) + "\\boxed{42}";
 
 function rollout(i: number): Rollout {
   return {
@@ -28,6 +32,7 @@ function rollout(i: number): Rollout {
     turns: 1,
     finishReason: "stop",
     truncated: false,
+    groundTruth: i % 3 === 0 ? "42" : "41",
   };
 }
 
@@ -62,24 +67,44 @@ try {
   }
   const baselineSeconds = (performance.now() - started) / 1000;
 
-  // Candidate: from the JSONL file on disk, including reading and zod validation of every line.
-  const owner = await seed(db);
+  // Plain COPY of the already-parsed rows: the floor any ingest path pays.
+  const plainOwner = await seed(db);
+  const client = await pool.connect();
   started = performance.now();
-  const result = await ingestRolloutFile(pool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true });
+  await client.query("BEGIN");
+  for (let i = 0; i < rows.length; i += 5_000) await copyRollouts(client, plainOwner, rows.slice(i, i + 5_000), () => true);
+  await client.query("COMMIT");
+  const plainSeconds = (performance.now() - started) / 1000;
+  client.release();
+
+  // Full ingest from the JSONL file on disk: read, zod-validate and label every line with the math catalog.
+  const owner = await seed(db);
+  const compiled = compileHarness({ version: 1, detectors: [...MATH_DETECTORS], healthRules: [] });
+  if (!compiled.ok) throw new Error("the math catalog does not compile");
+  const harnessId = await db.$transaction((tx) => registerHarnessVersion(tx, { runId: owner.runId, parentId: null, version: 1, domain: "math", definition: compiled.harness.definition }));
+  const { detectorRowIds } = await loadHarnessVersion(db, harnessId);
+  const labeler = {
+    label: (batch: readonly Rollout[]) => compiled.harness.label(batch, "math", { maxResponseTokens: 4096 }).labels,
+    detectors: new Map(compiled.harness.detectors.map((d) => [d.definition.id, { rowId: detectorRowIds.get(d.definition.id)!, label: d.definition.label }])),
+  };
+  started = performance.now();
+  const result = await ingestRolloutFile(pool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler });
   const copySeconds = (performance.now() - started) / 1000;
-  if (result.inserted !== ROWS) throw new Error(`COPY ingest inserted ${result.inserted} of ${ROWS}`);
+  if (result.inserted !== ROWS) throw new Error(`ingest inserted ${result.inserted} of ${ROWS}`);
+  const labels = await db.rolloutLabel.count({ where: { branchId: owner.branchId } });
 
   started = performance.now();
   await db.ingestCursor.deleteMany({ where: { jobId: owner.jobId } });
-  const again = await ingestRolloutFile(pool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true });
+  const again = await ingestRolloutFile(pool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler });
   const reingestSeconds = (performance.now() - started) / 1000;
   if (again.inserted !== 0) throw new Error("re-ingest duplicated rows");
 
   const rate = (seconds: number) => `${Math.round(ROWS / seconds).toLocaleString("en")} rollouts/s`;
   console.log(`rollout ingest, ${ROWS.toLocaleString("en")} rollouts of ~${Math.round(JSON.stringify(rows[0]).length / 100) / 10} KB`);
-  console.log(`  baseline  prisma createMany (parsed rows)        ${rate(baselineSeconds)}  (${baselineSeconds.toFixed(2)} s)`);
-  console.log(`  ingest    JSONL → zod → COPY → ON CONFLICT       ${rate(copySeconds)}  (${copySeconds.toFixed(2)} s)  ×${(baselineSeconds / copySeconds).toFixed(2)} vs baseline`);
-  console.log(`  re-ingest same file, all duplicates               ${rate(reingestSeconds)}  (${reingestSeconds.toFixed(2)} s)`);
+  console.log(`  baseline  plain COPY of parsed rows                         ${rate(plainSeconds)}  (${plainSeconds.toFixed(2)} s)`);
+  console.log(`  ingest    JSONL → zod → math catalog → COPY → labels      ${rate(copySeconds)}  (${copySeconds.toFixed(2)} s)  ${(plainSeconds / copySeconds).toFixed(2)}× the plain COPY's rate, ${labels.toLocaleString("en")} labels`);
+  console.log(`  other     prisma createMany (parsed rows, no labels)      ${rate(baselineSeconds)}  (${baselineSeconds.toFixed(2)} s)  ingest is ${(baselineSeconds / copySeconds).toFixed(2)}× faster`);
+  console.log(`  re-ingest same file, all duplicates                       ${rate(reingestSeconds)}  (${reingestSeconds.toFixed(2)} s)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
   await pool.end();
