@@ -6,7 +6,7 @@ import { runCommand } from "./commands/run.ts";
 const usage = `usage: evotrainer <command>
 
 commands:
-  quickstart [--exit-when-ready]              check services, migrate, build and start the worker and the dashboard
+  quickstart [--exit-when-ready] [--no-demo]  check services, migrate, build, start the worker and the dashboard, start a demo run
   run <config.yaml> [--wait] [--json]         create a run (examples/gym-swe.yaml) and optionally follow it to the end
   status [runId]                              one line on a run (the latest by default)
   report <runId> [--json]                     the branch tree with interventions, verdicts, decisions, labels, skills, sealed result
