@@ -1,14 +1,11 @@
-// Test-only loader: maps the real data in ../shared/fixtures/real/ to contract rollouts. Reads files,
+// Test-only loader: maps the real data in tests/fixtures/real/ (copied from ../shared with its licenses) to contract rollouts. Reads files,
 // so it must never be imported by non-test source.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { rolloutSchema, type Rollout } from "@evotrainer/contract";
 
-export const REAL_DIR = process.env.EVO_REAL_FIXTURES ?? fileURLToPath(new URL("../../../../../shared/fixtures/real/", import.meta.url));
+export const REAL_DIR = process.env.EVO_REAL_FIXTURES ?? fileURLToPath(new URL("../../../../tests/fixtures/real/", import.meta.url));
 
-export function realDataAvailable(): boolean {
-  return existsSync(`${REAL_DIR}/gsm8k-example-model-solutions.jsonl`) && existsSync(`${REAL_DIR}/livecodebench-o1-mini-codegen.json`);
-}
 
 // Neither file records token counts; ~4 characters per token is the usual estimate for English text.
 const approxTokens = (s: string) => Math.ceil(s.length / 4);
