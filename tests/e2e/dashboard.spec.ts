@@ -28,7 +28,7 @@ test("the runs page shows the empty state, then a run from the database", async 
         organizationId: org.id,
         name: "math-gym-e2e",
         domain: "math",
-        status: "running",
+        status: "paused",
         basePolicy: "gym:math-base",
         settings: {},
         evaluationProtocol: {},
@@ -42,7 +42,7 @@ test("the runs page shows the empty state, then a run from the database", async 
   }
   await page.reload();
   const row = page.getByTestId("runs-table").getByRole("row", { name: /math-gym-e2e/ });
-  await expect(row).toContainText("running");
+  await expect(row).toContainText("paused");
   await expect(row).toContainText("42 s / 600 s");
 });
 

@@ -1,8 +1,19 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Database, Role } from "@evotrainer/db";
+import { readFileSync } from "node:fs";
+import { parse } from "yaml";
+import { runConfigSchema } from "@evotrainer/core";
+import { json, type Database, type Role } from "@evotrainer/db";
 import { createLocalUser } from "@evotrainer/api";
 
 export const SEED_PASSWORD = "correct horse battery staple";
+
+// The run config the seeded run claims to have been created with: the demo's, human-gated.
+const config = runConfigSchema.parse({
+  ...(parse(readFileSync("examples/gym-swe.yaml", "utf8")) as Record<string, unknown>),
+  domain: "math",
+  autonomy: { mode: "human_gated" },
+  budget: { gpuSeconds: 3600, branches: 20, rounds: 5 },
+});
 
 const hash = (s: string) => createHash("sha256").update(s).digest("hex");
 
@@ -37,12 +48,13 @@ export async function seedDashboard(db: Database, name = "math-gym-demo") {
       createdById: users.admin.id,
       name: `${name}-${tag}`,
       domain: "math",
-      status: "running",
+      // Paused: a worker running beside the tests (the e2e quickstart's) must not pick it up and train.
+      status: "paused",
       basePolicy: "gym:math-base",
-      settings: { proposals: 3, keep: 2 },
-      evaluationProtocol: { promotionSplit: "promotion", samplesPerTask: 4 },
-      autonomyPolicy: { mode: "human_gated" },
-      budget: { gpuSeconds: 3600, branches: 20, rounds: 5 },
+      settings: json(config),
+      evaluationProtocol: json(config.evaluation),
+      autonomyPolicy: json(config.autonomy),
+      budget: json(config.budget),
       gpuSecondsUsed: 1234,
       round: 2,
     },
@@ -53,7 +65,7 @@ export async function seedDashboard(db: Database, name = "math-gym-demo") {
       version: 1,
       domain: "math",
       metrics: {},
-      healthRules: [{ name: "dead-groups-crit", when: "dead_group_ratio > 0.5", level: "CRIT" }],
+      healthRules: [{ id: "dead-groups-crit", version: 1, level: "CRIT", layer: "signal", description: "Most GRPO groups carry no signal", when: "dead_group_ratio > 0.5" }],
       gatePolicy: { resamples: 1000, confidence: 0.95 },
       evidence: { registeredBecause: "catalog defaults for math" },
       detectors: { create: detectors.map((d) => ({ detectorId: d.id })) },

@@ -11,10 +11,11 @@ export const activeBranchStatuses = ["proposed", "queued", "training", "evaluati
  * round is proposed or, with the budget spent, the run is finished.
  */
 export async function advanceRun(deps: LoopDeps, runId: string): Promise<string> {
+  const { status } = await deps.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
+  if (status !== "running") return `run is ${status}`;
   const active = await deps.db.branch.count({ where: { runId, status: { in: [...activeBranchStatuses] } } });
   if (active > 0) return `${active} branch(es) still active`;
   const { run, config, used } = await budgetUsed(deps, runId);
-  if (run.status !== "running") return `run is ${run.status}`;
   const exhausted = budgetExhausted(config.budget, used);
   if (exhausted) return finishRun(deps, runId, exhausted);
   await deps.producer.enqueue(QueueName.Propose, { runId, round: run.round + 1 });
