@@ -60,11 +60,12 @@ describe("streaming rollout ingest (COPY + ON CONFLICT on a real Postgres)", () 
         "{not json\n" +
         line(good[1]) +
         line({ ...good[2], reward: "high" }) +
+        line((({ taskId: _taskId, ...rest }) => rest)(rollout(1, 9, 0))) +
         line(good[3]) +
         line(rollout(1, 2, 0)).slice(0, 25),
     );
     const result = await ingestRolloutFile(pool, input);
-    expect(result).toMatchObject({ linesRead: 5, inserted: 3, duplicates: 0, quarantined: 2 });
+    expect(result).toMatchObject({ linesRead: 6, inserted: 3, duplicates: 0, quarantined: 3 });
 
     const stored = await db.rollout.findMany({ where: { branchId: input.owner.branchId }, orderBy: { uid: "asc" } });
     expect(stored.map((r) => r.uid)).toEqual(["1-t1-0", "1-t1-1", "1-t1-3"]);
@@ -76,10 +77,12 @@ describe("streaming rollout ingest (COPY + ON CONFLICT on a real Postgres)", () 
     expect(quarantined.map((q) => [q.lineNumber, q.source])).toEqual([
       [2, input.source],
       [4, input.source],
+      [5, input.source],
     ]);
     expect(quarantined[0]!.reason).toMatch(/JSON/i);
     expect(quarantined[1]!.reason).toMatch(/reward/);
     expect(quarantined[1]!.raw).toContain('"reward":"high"');
+    expect(quarantined[2]!.reason).toMatch(/taskId/);
   });
 
   it("picks up where it stopped once the line is complete, then new lines, exactly once", async () => {
@@ -92,9 +95,9 @@ describe("streaming rollout ingest (COPY + ON CONFLICT on a real Postgres)", () 
   it("never duplicates when the cursor is lost and the whole file is read again", async () => {
     await db.ingestCursor.deleteMany({ where: { jobId: input.owner.jobId } });
     const again = await ingestRolloutFile(pool, input);
-    expect(again).toMatchObject({ linesRead: 7, inserted: 0, duplicates: 5, quarantined: 2 });
+    expect(again).toMatchObject({ linesRead: 8, inserted: 0, duplicates: 5, quarantined: 3 });
     expect(await db.rollout.count({ where: { branchId: input.owner.branchId } })).toBe(5);
-    expect(await db.quarantinedLine.count({ where: { jobId: input.owner.jobId } })).toBe(2);
+    expect(await db.quarantinedLine.count({ where: { jobId: input.owner.jobId } })).toBe(3);
   });
 
   it("rolls a failed batch back whole, so a retry ingests it completely", async () => {
