@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import type { RunReport } from "@evotrainer/db";
+import { createDatabase, type RunReport } from "@evotrainer/db";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
@@ -65,5 +65,20 @@ describe("a complete run of the loop on the gym (real Postgres, Redis, BullMQ, c
 
     expect(report.skills.length).toBeGreaterThanOrEqual(1);
     expect(report.sealed?.score).toBeGreaterThan(base.promotionScore ?? 0);
+
+    // The harness check found failures no detector explained and registered a detector that separates
+    // rejected from promoted branches, with the replay's evidence.
+    const db = createDatabase(databaseUrl);
+    try {
+      const versions = await db.harnessVersion.findMany({ where: { runId: report.runId }, orderBy: { version: "asc" }, include: { detectors: { include: { detector: true } } } });
+      console.log(`harness versions: ${versions.map((v) => `v${v.version} (${v.detectors.length} detectors)`).join(", ")}`);
+      expect(versions.length).toBeGreaterThanOrEqual(2);
+      const evolved = versions[1]!;
+      expect(evolved.detectors.length).toBeGreaterThan(versions[0]!.detectors.length);
+      expect(evolved.evidence).toMatchObject({ added: expect.arrayContaining([expect.objectContaining({ evidence: expect.objectContaining({ separation: expect.objectContaining({ auc: expect.any(Number) }) }) })]) });
+      expect((await db.run.findUniqueOrThrow({ where: { id: report.runId } })).harnessVersionId).toBe(versions.at(-1)!.id);
+    } finally {
+      await db.$disconnect();
+    }
   }, 600_000);
 });

@@ -1,9 +1,10 @@
-import { FACTOR_PATTERNS, healthReport, planRound, recipeSchema } from "@evotrainer/core";
+import { FACTOR_PATTERNS, healthReport, planRound, recipeSchema, type Label } from "@evotrainer/core";
 import { json, loadBranchRollouts, recordEvent, storeRecipe } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { budgetExhausted } from "./budget.ts";
 import type { LoopDeps } from "./deps.ts";
 import { budgetUsed, finishRun } from "./finish-run.ts";
+import { harnessCheck } from "./harness-check.ts";
 import { loadLineage } from "./lineage.ts";
 import { lockedEvaluationOfRun } from "./run-config.ts";
 import { loadSkills } from "./skills.ts";
@@ -30,10 +31,15 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
 
   const parent = await db.branch.findUniqueOrThrow({ where: { id: run.bestBranchId! }, include: { recipe: true, children: { include: { recipe: true } } } });
   const parentRecipe = recipeSchema.parse(JSON.parse(parent.recipe.canonical));
-  const { harness } = await deps.harnesses.get(run.harnessVersionId!);
   const lastStep = (await db.rollout.aggregate({ where: { branchId: parent.id, split: "train" }, _max: { step: true } }))._max.step ?? 0;
-  const { rollouts, labels } = await loadBranchRollouts(db, parent.id, "train", Math.max(0, lastStep - DIAGNOSED_STEPS + 1));
-  const report = healthReport(harness, rollouts, labels);
+  const { rollouts, labels: storedLabels } = await loadBranchRollouts(db, parent.id, "train", Math.max(0, lastStep - DIAGNOSED_STEPS + 1));
+  const first = await deps.harnesses.get(run.harnessVersionId!);
+  const firstReport = healthReport(first.harness, rollouts, storedLabels);
+  const harnessVersionId = await harnessCheck(deps, { runId: run.id, round: payload.round, report: firstReport, rollouts, labels: storedLabels });
+  const { harness } = await deps.harnesses.get(harnessVersionId);
+  // A new harness version diagnoses the parent again, its new detectors run on the rollouts whose text was kept.
+  const labels = harnessVersionId === run.harnessVersionId ? storedLabels : mergeLabels(storedLabels, harness.label(rollouts, config.domain).labels);
+  const report = harnessVersionId === run.harnessVersionId ? firstReport : healthReport(harness, rollouts, labels);
   const lineage = await loadLineage(db, run.id);
   const revision = await db.decision.findFirst({ where: { branch: { runId: run.id }, kind: "revise" }, orderBy: { createdAt: "desc" } });
 
@@ -124,4 +130,9 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   for (const branchId of created) await deps.producer.enqueue(QueueName.Dispatch, { runId: run.id, branchId });
   deps.log(`propose: run ${run.id} round ${payload.round}: ${planned.length} proposals, ${created.length} branch(es)`);
   return `${created.length} branch(es) queued`;
+}
+
+function mergeLabels(stored: readonly Label[], fresh: readonly Label[]): Label[] {
+  const seen = new Set(stored.map((l) => `${l.rolloutUid}|${l.detectorId}`));
+  return [...stored, ...fresh.filter((l) => !seen.has(`${l.rolloutUid}|${l.detectorId}`))];
 }

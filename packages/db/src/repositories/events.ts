@@ -17,6 +17,7 @@ export type EventType =
   | "awaiting_decision"
   | "decision"
   | "promotion"
+  | "harness_check"
   | "harness_version"
   | "skill"
   | "run_finishing"

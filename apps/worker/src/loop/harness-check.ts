@@ -1,0 +1,72 @@
+import { diagnosticGap, evolveHarness, type BranchRollouts, type ConfirmedLabel, type HealthReport, type Label } from "@evotrainer/core";
+import type { Rollout } from "@evotrainer/contract";
+import { json, loadBranchRollouts, recordEvent, registerHarnessVersion } from "@evotrainer/db";
+import type { LoopDeps } from "./deps.ts";
+import { runConfigOf } from "./run-config.ts";
+
+/** Training steps of each past branch that retro-validation replays a candidate detector on. */
+const REPLAYED_STEPS = 3;
+
+async function lastTrainSteps(deps: LoopDeps, branchId: string) {
+  const last = (await deps.db.rollout.aggregate({ where: { branchId, split: "train" }, _max: { step: true } }))._max.step ?? 0;
+  return loadBranchRollouts(deps.db, branchId, "train", Math.max(0, last - REPLAYED_STEPS + 1));
+}
+
+/**
+ * Step 2 of the loop: when the report cannot explain what goes wrong (the score stalled without a
+ * CRIT finding, or most failures carry no explaining label), candidate detectors are replayed over
+ * the run's settled branches and the ones that separate promoted from rejected branches (or agree
+ * with labels people confirmed) become a new harness version, with the evidence recorded.
+ * Returns the harness version id to diagnose with from now on.
+ */
+export async function harnessCheck(
+  deps: LoopDeps,
+  input: { runId: string; round: number; report: HealthReport; rollouts: readonly Rollout[]; labels: readonly Label[] },
+): Promise<string> {
+  const { db } = deps;
+  const run = await db.run.findUniqueOrThrow({ where: { id: input.runId } });
+  const config = runConfigOf(run);
+  const frontierScores = await db.branch.findMany({
+    where: { runId: run.id, status: "promoted", promotionScore: { not: null } },
+    orderBy: { round: "asc" },
+    select: { promotionScore: true },
+  });
+  const gap = diagnosticGap(
+    { report: input.report, scoreHistory: frontierScores.map((b) => b.promotionScore!), rollouts: input.rollouts, labels: input.labels },
+    { successThreshold: config.gate.successThreshold },
+  );
+  if (!gap.gap) return run.harnessVersionId!;
+
+  const settled = await db.branch.findMany({ where: { runId: run.id, status: { in: ["promoted", "rejected", "vetoed"] } }, select: { id: true, status: true } });
+  const branches: BranchRollouts[] = [];
+  for (const b of settled) {
+    const { rollouts } = await lastTrainSteps(deps, b.id);
+    branches.push({ branchId: b.id, outcome: b.status === "promoted" ? "promoted" : "rejected", rollouts });
+  }
+  const reviewed = await db.rolloutLabel.findMany({ where: { rollout: { runId: run.id }, review: { not: null } }, include: { rollout: { select: { uid: true } } } });
+  const confirmed: ConfirmedLabel[] = reviewed.map((l) => ({ rolloutUid: l.rollout.uid, label: l.label, present: l.review === "confirmed" }));
+  const { definition } = await deps.harnesses.get(run.harnessVersionId!).then((h) => ({ definition: h.harness.definition }));
+  const evolution = evolveHarness({ harness: definition, domain: config.domain, gap, branches, confirmed });
+  const summary = evolution.validations.map((v) => ({ detector: v.detectorId, accepted: v.accepted, reasons: v.reasons }));
+
+  return db.$transaction(async (tx) => {
+    await recordEvent(tx, { runId: run.id, type: "harness_check", actor: "system", payload: json({ round: input.round, gap: gap.reasons, unexplainedShare: gap.unexplainedShare, candidates: summary }) });
+    if (!evolution.registration) return run.harnessVersionId!;
+    const id = await registerHarnessVersion(tx, {
+      runId: run.id,
+      parentId: run.harnessVersionId,
+      version: evolution.registration.toVersion,
+      domain: config.domain,
+      definition: evolution.harness,
+      evidence: json({ gap: gap.reasons, added: evolution.registration.added }),
+    });
+    await tx.run.update({ where: { id: run.id }, data: { harnessVersionId: id } });
+    await recordEvent(tx, {
+      runId: run.id,
+      type: "harness_version",
+      actor: "system",
+      payload: json({ version: evolution.registration.toVersion, added: evolution.registration.added.map((a) => ({ detector: a.detectorId, label: a.label, reasons: a.reasons })) }),
+    });
+    return id;
+  });
+}
