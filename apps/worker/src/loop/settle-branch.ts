@@ -3,18 +3,31 @@ import { advanceRun } from "./advance-run.ts";
 import type { LoopDeps } from "./deps.ts";
 import { learnSkills } from "./skills.ts";
 
+const settling = ["evaluating", "awaiting_decision"] as const;
+
 /**
  * Applies a completion decision to a judged branch: approve promotes it (and makes it the best so
- * far when it scores higher), veto and revise reject it; then the run moves on.
+ * far when it scores higher), veto and revise reject it; then the run moves on. Skills are learned
+ * before the branch settles, so the next round (proposed once every branch has settled) sees them.
  */
 export async function settleBranch(deps: LoopDeps, branchId: string, decisionId: string): Promise<string> {
   const { db } = deps;
-  const outcome = await db.$transaction(async (tx) => {
-    const branch = await tx.branch.findUniqueOrThrow({ where: { id: branchId }, include: { run: { include: { bestBranch: true } } } });
-    if (branch.status !== "evaluating" && branch.status !== "awaiting_decision") return null;
-    const decision = await tx.decision.findUniqueOrThrow({ where: { id: decisionId } });
-    const status = decision.kind === "approve" ? "promoted" : decision.actorType === "human" && decision.kind === "veto" ? "vetoed" : "rejected";
-    await tx.branch.update({ where: { id: branchId }, data: { status } });
+  const [branch, decision] = await Promise.all([
+    db.branch.findUniqueOrThrow({ where: { id: branchId } }),
+    db.decision.findUniqueOrThrow({ where: { id: decisionId } }),
+  ]);
+  if (!(settling as readonly string[]).includes(branch.status)) return "already settled";
+  const status = decision.kind === "approve" ? "promoted" : decision.actorType === "human" && decision.kind === "veto" ? "vetoed" : "rejected";
+  // What was learned must not hold up the run: a failure here is logged, and the loop moves on.
+  await learnSkills(deps, branchId, status === "promoted").catch((error: unknown) =>
+    deps.log(`skills: learning from branch ${branchId} failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
+
+  const settled = await db.$transaction(async (tx) => {
+    // Siblings settle concurrently; the run row's lock orders their best-so-far comparisons.
+    await tx.$queryRaw`SELECT id FROM "Run" WHERE id = ${branch.runId} FOR UPDATE`;
+    const moved = await tx.branch.updateMany({ where: { id: branchId, status: { in: [...settling] } }, data: { status } });
+    if (moved.count === 0) return false;
     await recordEvent(tx, {
       runId: branch.runId,
       branchId,
@@ -22,18 +35,15 @@ export async function settleBranch(deps: LoopDeps, branchId: string, decisionId:
       actor: decision.actorType === "human" ? `user:${decision.userId}` : "policy",
       payload: { kind: decision.kind, reason: decision.reason, instructions: decision.instructions, status },
     });
-    const best = branch.run.bestBranch;
+    const run = await tx.run.findUniqueOrThrow({ where: { id: branch.runId }, include: { bestBranch: true } });
+    const best = run.bestBranch;
     if (status === "promoted" && (best?.promotionScore ?? -Infinity) < (branch.promotionScore ?? -Infinity)) {
       await tx.run.update({ where: { id: branch.runId }, data: { bestBranchId: branchId } });
       await recordEvent(tx, { runId: branch.runId, branchId, type: "promotion", actor: "system", payload: { bestSoFar: branchId, previous: best?.id ?? null, score: branch.promotionScore } });
     }
-    return { runId: branch.runId, status };
+    return true;
   });
-  if (!outcome) return "already settled";
-  // What was learned must not hold up the run: a failure here is logged, and the loop moves on.
-  await learnSkills(deps, branchId, outcome.status === "promoted").catch((error: unknown) =>
-    deps.log(`skills: learning from branch ${branchId} failed: ${error instanceof Error ? error.message : String(error)}`),
-  );
-  await advanceRun(deps, outcome.runId);
-  return outcome.status;
+  if (!settled) return "already settled";
+  await advanceRun(deps, branch.runId);
+  return status;
 }

@@ -30,6 +30,8 @@ export async function learnSkills(deps: LoopDeps, branchId: string, success: boo
   const { db } = deps;
   const branch = await db.branch.findUniqueOrThrow({ where: { id: branchId }, include: { run: true, intervention: true, verdict: true } });
   if (!branch.intervention || !branch.verdict || !branch.parentId) return;
+  // Learned once per intervention: a step repeated after a crash does not count the outcome twice.
+  if ((await db.skillApplication.count({ where: { interventionId: branch.intervention.id } })) > 0) return;
   const config = runConfigOf(branch.run);
   const { harness } = await deps.harnesses.get(branch.run.harnessVersionId!);
   const parent = await gateSide(deps, harness, branch.parentId);
