@@ -1,0 +1,81 @@
+import { jobSchema, rolloutSchema, type Job, type Rollout } from "@evotrainer/contract";
+import type { Recipe, RunConfig } from "@evotrainer/core";
+import { basePolicy, createTraining, evaluateSplit, resolveSetup, type Policy } from "@evotrainer/gym";
+// The gym writes training rows with this function; the in-memory loop keeps the very same rows.
+import { rolloutRow } from "../../packages/gym/src/rollout-rows.ts";
+import { buildJob } from "../../apps/worker/src/loop/build-job.ts";
+
+/** Training steps whose rollouts describe how a branch behaves at the end of its training (gate-side.ts, propose.ts). */
+export const FINAL_TRAIN_STEPS = 3;
+
+export interface GymBranchInput {
+  config: RunConfig;
+  runId: string;
+  branchId: string;
+  version: number;
+  recipe: Recipe;
+  /** The parent's trained policy (its checkpoint, in the real loop); the base policy for v0. */
+  start?: Policy;
+  /** The gym's adapter knobs (job.adapter): batch shape only, never a recipe factor. */
+  adapter: Record<string, unknown>;
+}
+
+export interface TrainedGymBranch {
+  job: Job;
+  policy: Policy;
+  /** Trainer metrics per step (metrics.jsonl), step 1 first. */
+  steps: Record<string, number>[];
+  /** Training rollouts of the last FINAL_TRAIN_STEPS steps, as contract rows. */
+  train: Rollout[];
+  /** The promotion split's rollouts under the locked grader, and the gym's own score. */
+  promotion: Rollout[];
+  promotionScore: number;
+}
+
+/**
+ * One branch's training job, in memory: the evo.job/v1 document the control plane would write
+ * (build-job.ts), resolved and run like trainer.ts runs a job.json, minus the files.
+ */
+export function trainGymBranch(input: GymBranchInput): TrainedGymBranch {
+  const { config } = input;
+  // The job document the worker writes (build-job.ts), with the gym's adapter knobs added.
+  const job = jobSchema.parse({
+    ...buildJob(config, {
+      jobId: `${input.branchId}-train`,
+      kind: "train",
+      runId: input.runId,
+      branchId: input.branchId,
+      branchVersion: input.version,
+      recipe: input.recipe,
+      checkpoint: input.start ? `memory:${input.branchId}/parent` : undefined,
+      workDir: `memory:${input.branchId}`,
+      maxSeconds: 600,
+    }),
+    adapter: input.adapter,
+  });
+  const setup = resolveSetup(job);
+  // A child starts from a copy of its parent's weights; the parent's own policy stays as it was.
+  const start = input.start ? { ...input.start, params: Float64Array.from(input.start.params) } : basePolicy(setup.domain);
+  const training = createTraining({ domain: setup.domain, recipe: setup.recipe, seed: job.seed, ...setup.options }, start);
+  const maxSteps = job.budget.maxSteps!;
+  const steps: Record<string, number>[] = [];
+  const train: Rollout[] = [];
+  for (let step = 1; step <= maxSteps; step++) {
+    const result = training.runStep(step);
+    steps.push(result.metrics);
+    if (step > maxSteps - FINAL_TRAIN_STEPS) {
+      for (const [k, group] of result.batch.entries()) {
+        for (const s of group) train.push(rolloutSchema.parse(rolloutRow("train", step, `${step}-${k}-${s.task.id}`, s)));
+      }
+    }
+  }
+  const evaluation = evaluateSplit(training.policy, "promotion", job.evaluation.promotion, job.evaluation.seed, maxSteps);
+  return {
+    job,
+    policy: training.policy,
+    steps,
+    train,
+    promotion: evaluation.rows.map((r) => rolloutSchema.parse(r)),
+    promotionScore: evaluation.result.score,
+  };
+}
