@@ -1,6 +1,7 @@
 import { healthReport, invalidRollouts, taskScores, type CompiledHarness, type GateSide } from "@evotrainer/core";
 import { loadBranchRollouts } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
+import { lastTrainerMetrics } from "./last-trainer-metrics.ts";
 
 /** Training steps whose rollouts describe how a branch behaves at the end of its training. */
 const FINAL_TRAIN_STEPS = 3;
@@ -19,6 +20,7 @@ export async function gateSide(deps: LoopDeps, harness: CompiledHarness, branchI
   const lastStep = await deps.db.rollout.aggregate({ where: { branchId, split: "train" }, _max: { step: true } });
   const train = await loadBranchRollouts(deps.db, branchId, "train", Math.max(0, (lastStep._max.step ?? 0) - FINAL_TRAIN_STEPS + 1));
   const scores = taskScores(promotion.rollouts, invalidRollouts(promotion.labels));
-  return { taskScores: scores, report: healthReport(harness, train.rollouts, train.labels), score: mean(scores.values()) };
+  const trainer = await lastTrainerMetrics(deps.db, branchId);
+  return { taskScores: scores, report: healthReport(harness, train.rollouts, train.labels, trainer), score: mean(scores.values()) };
 }
 

@@ -5,6 +5,7 @@ import { budgetExhausted } from "./budget.ts";
 import type { LoopDeps } from "./deps.ts";
 import { budgetUsed, finishRun } from "./finish-run.ts";
 import { harnessCheck } from "./harness-check.ts";
+import { lastTrainerMetrics } from "./last-trainer-metrics.ts";
 import { loadLineage } from "./lineage.ts";
 import { lockedEvaluationOfRun } from "./run-config.ts";
 import { loadSkills } from "./skills.ts";
@@ -34,12 +35,13 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   const lastStep = (await db.rollout.aggregate({ where: { branchId: parent.id, split: "train" }, _max: { step: true } }))._max.step ?? 0;
   const { rollouts, labels: storedLabels } = await loadBranchRollouts(db, parent.id, "train", Math.max(0, lastStep - DIAGNOSED_STEPS + 1));
   const first = await deps.harnesses.get(run.harnessVersionId!);
-  const firstReport = healthReport(first.harness, rollouts, storedLabels);
+  const trainer = await lastTrainerMetrics(db, parent.id);
+  const firstReport = healthReport(first.harness, rollouts, storedLabels, trainer);
   const harnessVersionId = await harnessCheck(deps, { runId: run.id, round: payload.round, report: firstReport, rollouts, labels: storedLabels });
   const { harness } = await deps.harnesses.get(harnessVersionId);
   // A new harness version diagnoses the parent again, its new detectors run on the rollouts whose text was kept.
   const labels = harnessVersionId === run.harnessVersionId ? storedLabels : mergeLabels(storedLabels, harness.label(rollouts, config.domain).labels);
-  const report = harnessVersionId === run.harnessVersionId ? firstReport : healthReport(harness, rollouts, labels);
+  const report = harnessVersionId === run.harnessVersionId ? firstReport : healthReport(harness, rollouts, labels, trainer);
   const lineage = await loadLineage(db, run.id);
   const revision = await db.decision.findFirst({ where: { branch: { runId: run.id }, kind: "revise" }, orderBy: { createdAt: "desc" } });
 
