@@ -27,14 +27,14 @@ describe("queues on a real Redis", () => {
   it("enqueues a step once while it is waiting, however often it is enqueued", async () => {
     await producerConnection.connect();
     const payload = { runId: "run1", branchId: "branch1" };
-    const first = await producer.enqueue(QueueName.Diagnose, payload);
-    const second = await producer.enqueue(QueueName.Diagnose, payload);
-    const other = await producer.enqueue(QueueName.Diagnose, { runId: "run1", branchId: "branch2" });
+    const first = await producer.enqueue(QueueName.Dispatch, payload);
+    const second = await producer.enqueue(QueueName.Dispatch, payload);
+    const other = await producer.enqueue(QueueName.Dispatch, { runId: "run1", branchId: "branch2" });
     expect(second).toBe(first);
     expect(other).not.toBe(first);
-    const waiting = await producer.queue(QueueName.Diagnose).getWaiting();
+    const waiting = await producer.queue(QueueName.Dispatch).getWaiting();
     expect(waiting.map((job) => job.data).sort((a, b) => a.branchId.localeCompare(b.branchId))).toEqual([payload, { runId: "run1", branchId: "branch2" }]);
-    expect(jobIdFor(QueueName.Diagnose, payload)).toBe("diagnose-branch1-run1");
+    expect(jobIdFor(QueueName.Dispatch, payload)).toBe("dispatch-branch1-run1");
   });
 
   it("rejects a payload that does not match the queue's schema, naming the field", async () => {

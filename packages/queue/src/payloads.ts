@@ -8,16 +8,11 @@ const jobStep = z.strictObject({ runId: id, branchId: id, jobId: id });
 
 /** The payload each queue carries: ids only. The rows they point at in Postgres are the truth. */
 export const payloadSchemas = {
-  [QueueName.Diagnose]: branchStep,
-  [QueueName.HarnessCheck]: runStep,
   [QueueName.Propose]: runStep,
-  [QueueName.Backtest]: z.strictObject({ runId: id, interventionId: id }),
   [QueueName.Dispatch]: branchStep,
   [QueueName.Monitor]: jobStep,
-  [QueueName.Ingest]: jobStep,
   [QueueName.Verdict]: branchStep,
   [QueueName.Decide]: branchStep,
-  [QueueName.Skills]: branchStep,
   [QueueName.Reconcile]: z.strictObject({}),
 } satisfies Record<QueueName, z.ZodType>;
 

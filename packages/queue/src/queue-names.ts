@@ -1,15 +1,14 @@
-/** Every queue of the loop. One step of the loop = one queue; workers register against these names. */
+/**
+ * Every queue of the loop; workers register against these names. A queue is one durable step:
+ * `propose` diagnoses, checks the harness, proposes and backtests in one transaction; `monitor`
+ * ingests what a running job wrote; `decide` settles a branch and learns its skills.
+ */
 export const QueueName = {
-  Diagnose: "diagnose",
-  HarnessCheck: "harness-check",
   Propose: "propose",
-  Backtest: "backtest",
   Dispatch: "dispatch",
   Monitor: "monitor",
-  Ingest: "ingest",
   Verdict: "verdict",
   Decide: "decide",
-  Skills: "skills",
   Reconcile: "reconcile",
 } as const;
 
