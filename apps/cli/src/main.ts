@@ -1,4 +1,5 @@
 import { decideCommand } from "./commands/decide.ts";
+import { ingestCommand } from "./commands/ingest.ts";
 import { quickstart } from "./commands/quickstart.ts";
 import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
@@ -10,7 +11,8 @@ commands:
   run <config.yaml> [--wait] [--json]         create a run (examples/gym-swe.yaml) and optionally follow it to the end
   status [runId]                              one line on a run (the latest by default)
   report <runId> [--json]                     the branch tree with interventions, verdicts, decisions, labels, skills, sealed result
-  decide <branchId> approve|revise|veto --note "…"   decide on a branch awaiting a person`;
+  decide <branchId> approve|revise|veto --note "…"   decide on a branch awaiting a person
+  ingest <file.jsonl> --branch <branchId>     load rollouts into a branch, labelled by its run's harness; bad lines are quarantined`;
 
 const [command, ...args] = process.argv.slice(2);
 
@@ -27,6 +29,9 @@ try {
       break;
     case "report":
       process.exitCode = await reportCommand(args, false);
+      break;
+    case "ingest":
+      process.exitCode = await ingestCommand(args);
       break;
     case "decide":
       process.exitCode = await decideCommand(args);

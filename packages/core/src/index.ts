@@ -82,6 +82,6 @@ export { calibrationRecord, type CalibrationRecord } from "./calibration/calibra
 export { calibrationSummary, type CalibrationSummary } from "./calibration/calibration-summary.ts";
 export type { Proposer, ProposerInput, LineageEntry } from "./proposer.ts";
 
-export { runConfigSchema, lockedEvaluationOf, type RunConfig, type RunConfigInput } from "./run-config.ts";
+export { runConfigSchema, lockedEvaluationOf, runConfigOf, type RunConfig, type RunConfigInput } from "./run-config.ts";
 export { planRound, type PlanRoundInput, type PlannedIntervention } from "./loop/plan-round.ts";
 export { baselineChecks } from "./loop/baseline-checks.ts";

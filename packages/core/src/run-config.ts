@@ -44,3 +44,8 @@ export function lockedEvaluationOf(config: Pick<RunConfig, "evaluation" | "locke
   const split = ({ taskCount: _taskCount, ...spec }: RunConfig["evaluation"]["promotion"]) => spec;
   return { promotion: split(config.evaluation.promotion), sealed: split(config.evaluation.sealed), lockedPaths: config.lockedPaths };
 }
+
+/** The config a run was created with, as frozen in its settings. */
+export function runConfigOf(run: { settings: unknown }): RunConfig {
+  return runConfigSchema.parse(run.settings);
+}

@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { metricsLineSchema, parseJsonlLine, parseContractPath, paths, readJsonlFrom, type Rollout } from "@evotrainer/contract";
-import { ingestRolloutFile, type BatchLabeler } from "@evotrainer/db/ingest";
+import { harnessLabeler, ingestRolloutFile } from "@evotrainer/db/ingest";
 import type { LoopDeps } from "./deps.ts";
 import { refreshStepMetrics } from "./step-metrics.ts";
 
@@ -43,11 +43,7 @@ async function rolloutFiles(outputDir: string): Promise<{ file: string; source: 
  */
 export async function ingestJobOutputs(deps: LoopDeps, job: JobOutputs): Promise<{ rollouts: number; quarantined: number }> {
   const { harness, detectorRowIds } = await deps.harnesses.get(job.harnessVersionId);
-  const active = harness.detectors.filter((d) => d.definition.domains.includes(job.domain));
-  const labeler: BatchLabeler = {
-    label: (rollouts: readonly Rollout[]) => harness.label(rollouts, job.domain, { maxResponseTokens: job.maxResponseTokens }).labels,
-    detectors: new Map(active.map((d) => [d.definition.id, { rowId: detectorRowIds.get(d.definition.id)!, label: d.definition.label }])),
-  };
+  const labeler = harnessLabeler(harness, detectorRowIds, job.domain, job.maxResponseTokens);
   const owner = { runId: job.runId, branchId: job.branchId, jobId: job.jobId };
   const touched = new Set<string>();
   let rollouts = 0;

@@ -1,9 +1,6 @@
-import { lockedEvaluationOf, runConfigSchema, type LockedEvaluation, type RunConfig } from "@evotrainer/core";
+import { lockedEvaluationOf, runConfigOf, type LockedEvaluation } from "@evotrainer/core";
 
-/** The config a run was created with, frozen in its settings column. */
-export function runConfigOf(run: { settings: unknown }): RunConfig {
-  return runConfigSchema.parse(run.settings);
-}
+export { runConfigOf };
 
 export function lockedEvaluationOfRun(run: { settings: unknown }): LockedEvaluation {
   return lockedEvaluationOf(runConfigOf(run));
