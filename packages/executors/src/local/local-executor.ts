@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { classifyExit, readStatus } from "@evotrainer/contract";
@@ -15,6 +15,17 @@ const CANCELLED = "cancelled";
 // command ends. `$0` is the work dir, `"$@"` the command.
 const WRAPPER = `cd "$0" || exit 2; "$@" >> ${LOG} 2>&1; code=$?; echo $code > ${EXIT_CODE}.tmp && mv ${EXIT_CODE}.tmp ${EXIT_CODE}`;
 
+/** State letter and process group of a process, from /proc/<pid>/stat ("pid (comm) S ppid pgrp …"). */
+function procStat(pid: number | string): { state: string; pgrp: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: state!, pgrp: Number(pgrp) };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Whether `pid` is a live process. A zombie counts as gone: where PID 1 does not reap orphans
  * (many containers) an exited process lingers as a zombie and would look alive to kill(pid, 0).
@@ -25,13 +36,16 @@ export function isAlive(pid: number): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
-  try {
-    // /proc/<pid>/stat: "pid (comm) S …"; the state follows the last ")".
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return true;
-  }
+  return procStat(pid)?.state !== "Z";
+}
+
+/** Whether any live process is left in process group `pgid` (children a job left behind included). */
+function groupAlive(pgid: number): boolean {
+  return readdirSync("/proc").some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    const stat = procStat(entry);
+    return stat !== null && stat.pgrp === pgid && stat.state !== "Z";
+  });
 }
 
 // Running these again fails the same way: a bad config, bad data, or a job too big for its memory.
@@ -132,8 +146,11 @@ export class LocalExecutor implements Executor {
       }
     };
     signalGroup("SIGTERM");
-    const deadline = Date.now() + (this.options.cancelGraceMs ?? 10_000);
-    while (isAlive(pid) && Date.now() < deadline) await sleep(50);
+    const grace = Date.now() + (this.options.cancelGraceMs ?? 10_000);
+    while (groupAlive(pid) && Date.now() < grace) await sleep(50);
     signalGroup("SIGKILL");
+    // Signals are delivered asynchronously: return once nothing of the job is left running.
+    const gone = Date.now() + 5_000;
+    while (groupAlive(pid) && Date.now() < gone) await sleep(20);
   }
 }
