@@ -37,7 +37,7 @@ export async function seedDashboard(db: Database, name = "math-gym-demo") {
       { key: "math.truncated", label: "truncated", cel: "truncated", validity: false, description: "hit the response token limit" },
       { key: "math.repetition_loop", label: "repetition_loop", cel: "ngram_repeat_ratio(response, 4) > 0.5", validity: true, description: "the response repeats itself" },
     ].map((d) =>
-      db.detector.upsert({ where: { key_version: { key: d.key, version: 1 } }, update: {}, create: { ...d, version: 1, domains: ["math"], testCases: [] } }),
+      db.detector.upsert({ where: { key_version: { key: d.key, version: 1 } }, update: {}, create: { ...d, version: 1, domains: ["math"], testCases: { match: [], noMatch: [] } } }),
     ),
   );
   const [truncated, repetition] = detectors as [(typeof detectors)[number], (typeof detectors)[number]];

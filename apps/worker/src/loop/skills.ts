@@ -4,11 +4,14 @@ import type { LoopDeps } from "./deps.ts";
 import { runConfigOf } from "./run-config.ts";
 import { gateSide } from "./gate-side.ts";
 
-/** The organization's skill library in core's shape. */
+/**
+ * The organization's skill library in core's shape. A stored skill that no longer parses (edited by
+ * hand, an older format) is left out rather than stopping every proposal and every lesson.
+ */
 export async function loadSkills(db: Database, organizationId: string): Promise<Skill[]> {
   const rows = await db.skill.findMany({ where: { organizationId } });
-  return rows.map((row) =>
-    skillSchema.parse({
+  return rows.flatMap((row) => {
+    const parsed = skillSchema.safeParse({
       id: row.id,
       name: row.name,
       trigger: row.trigger,
@@ -18,8 +21,9 @@ export async function loadSkills(db: Database, organizationId: string): Promise<
       domains: row.domains,
       successes: row.successCount,
       failures: row.failureCount,
-    }),
-  );
+    });
+    return parsed.success ? [parsed.data] : [];
+  });
 }
 
 /**
