@@ -3,6 +3,7 @@ import pg from "pg";
 import { gymAdapter } from "@evotrainer/adapters";
 import type { LockedEvaluation, Proposer } from "@evotrainer/core";
 import { createDatabase } from "@evotrainer/db";
+import { LabelerPool } from "@evotrainer/db/ingest";
 import { LocalExecutor } from "@evotrainer/executors";
 import { createProducerConnection, createWorkerConnection, Producer, QueueName } from "@evotrainer/queue";
 import type { WorkerEnv } from "./env.ts";
@@ -44,6 +45,7 @@ export async function startWorkerApp(
     adapters: { gym: gymAdapter() },
     proposerFor,
     harnesses: new HarnessCache(db),
+    labelers: new LabelerPool(),
     log,
     monitorEveryMs: env.EVO_MONITOR_EVERY_MS,
   };
@@ -86,6 +88,7 @@ export async function startWorkerApp(
         await producer.close();
         producerConnection.disconnect();
         workerConnection.disconnect();
+        await deps.labelers.close();
         await pool.end();
         await db.$disconnect();
         log("worker: stopped");

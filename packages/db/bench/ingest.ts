@@ -10,7 +10,10 @@ import { compileHarness, MATH_DETECTORS } from "@evotrainer/core";
 import { createDatabase } from "../src/client.ts";
 import { copyRollouts } from "../src/ingest/copy-rollouts.ts";
 import { registerHarnessVersion, loadHarnessVersion } from "../src/repositories/harness-versions.ts";
+import { availableParallelism } from "node:os";
+import { harnessLabeler } from "../src/ingest/harness-labeler.ts";
 import { ingestRolloutFile } from "../src/ingest/ingest-rollout-file.ts";
+import { LabelerPool } from "../src/ingest/labeler-pool.ts";
 import { createTestDatabase } from "../src/testing/test-database.ts";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 20_000);
@@ -49,7 +52,7 @@ async function seed(db: ReturnType<typeof createDatabase>) {
 
 const database = await createTestDatabase();
 const db = createDatabase(database.url);
-const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+const pgPool = new pg.Pool({ connectionString: database.url, max: 2 });
 const dir = mkdtempSync(join(tmpdir(), "evo-bench-"));
 try {
   const rows = Array.from({ length: ROWS }, (_, i) => rollout(i));
@@ -69,7 +72,7 @@ try {
 
   // Plain COPY of the already-parsed rows: the floor any ingest path pays.
   const plainOwner = await seed(db);
-  const client = await pool.connect();
+  const client = await pgPool.connect();
   started = performance.now();
   await client.query("BEGIN");
   for (let i = 0; i < rows.length; i += 5_000) await copyRollouts(client, plainOwner, rows.slice(i, i + 5_000), () => true);
@@ -83,19 +86,27 @@ try {
   if (!compiled.ok) throw new Error("the math catalog does not compile");
   const harnessId = await db.$transaction((tx) => registerHarnessVersion(tx, { runId: owner.runId, parentId: null, version: 1, domain: "math", definition: compiled.harness.definition }));
   const { detectorRowIds } = await loadHarnessVersion(db, harnessId);
-  const labeler = {
-    label: (batch: readonly Rollout[]) => compiled.harness.label(batch, "math", { maxResponseTokens: 4096 }).labels,
-    detectors: new Map(compiled.harness.detectors.map((d) => [d.definition.id, { rowId: detectorRowIds.get(d.definition.id)!, label: d.definition.label }])),
-  };
+  const labeler = harnessLabeler(compiled.harness, detectorRowIds, "math", 4096);
   started = performance.now();
-  const result = await ingestRolloutFile(pool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler });
+  const result = await ingestRolloutFile(pgPool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler });
   const copySeconds = (performance.now() - started) / 1000;
   if (result.inserted !== ROWS) throw new Error(`ingest inserted ${result.inserted} of ${ROWS}`);
   const labels = await db.rolloutLabel.count({ where: { branchId: owner.branchId } });
 
+  // The same, with detectors evaluated in worker threads (one per core).
+  const pool = new LabelerPool();
+  const threadedOwner = await seed(db);
+  const threaded = harnessLabeler(compiled.harness, detectorRowIds, "math", 4096, { pool: pool, harnessKey: harnessId });
+  started = performance.now();
+  const threadedResult = await ingestRolloutFile(pgPool, { owner: threadedOwner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler: threaded });
+  const threadedSeconds = (performance.now() - started) / 1000;
+  await pool.close();
+  if (threadedResult.inserted !== ROWS) throw new Error(`threaded ingest inserted ${threadedResult.inserted} of ${ROWS}`);
+  if ((await db.rolloutLabel.count({ where: { branchId: threadedOwner.branchId } })) !== labels) throw new Error("threaded labelling found other labels");
+
   started = performance.now();
   await db.ingestCursor.deleteMany({ where: { jobId: owner.jobId } });
-  const again = await ingestRolloutFile(pool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler });
+  const again = await ingestRolloutFile(pgPool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler });
   const reingestSeconds = (performance.now() - started) / 1000;
   if (again.inserted !== 0) throw new Error("re-ingest duplicated rows");
 
@@ -103,11 +114,12 @@ try {
   console.log(`rollout ingest, ${ROWS.toLocaleString("en")} rollouts of ~${Math.round(JSON.stringify(rows[0]).length / 100) / 10} KB`);
   console.log(`  baseline  plain COPY of parsed rows                         ${rate(plainSeconds)}  (${plainSeconds.toFixed(2)} s)`);
   console.log(`  ingest    JSONL → zod → math catalog → COPY → labels      ${rate(copySeconds)}  (${copySeconds.toFixed(2)} s)  ${(plainSeconds / copySeconds).toFixed(2)}× the plain COPY's rate, ${labels.toLocaleString("en")} labels`);
+  console.log(`  threads   the same, detectors in ${availableParallelism()} worker threads     ${rate(threadedSeconds)}  (${threadedSeconds.toFixed(2)} s)  ${(plainSeconds / threadedSeconds).toFixed(2)}× the plain COPY's rate, ${(copySeconds / threadedSeconds).toFixed(2)}× single-threaded`);
   console.log(`  other     prisma createMany (parsed rows, no labels)      ${rate(baselineSeconds)}  (${baselineSeconds.toFixed(2)} s)  ingest is ${(baselineSeconds / copySeconds).toFixed(2)}× faster`);
   console.log(`  re-ingest same file, all duplicates                       ${rate(reingestSeconds)}  (${reingestSeconds.toFixed(2)} s)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
-  await pool.end();
+  await pgPool.end();
   await db.$disconnect();
   await database.drop();
 }

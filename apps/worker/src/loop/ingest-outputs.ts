@@ -43,7 +43,7 @@ async function rolloutFiles(outputDir: string): Promise<{ file: string; source: 
  */
 export async function ingestJobOutputs(deps: LoopDeps, job: JobOutputs): Promise<{ rollouts: number; quarantined: number }> {
   const { harness, detectorRowIds } = await deps.harnesses.get(job.harnessVersionId);
-  const labeler = harnessLabeler(harness, detectorRowIds, job.domain, job.maxResponseTokens);
+  const labeler = harnessLabeler(harness, detectorRowIds, job.domain, job.maxResponseTokens, { pool: deps.labelers, harnessKey: job.harnessVersionId });
   const owner = { runId: job.runId, branchId: job.branchId, jobId: job.jobId };
   const touched = new Set<string>();
   let rollouts = 0;

@@ -4,7 +4,7 @@ import type { Rollout } from "@evotrainer/contract";
 
 /** Runs a harness version's detectors on a batch of rollouts while it is ingested. */
 export interface BatchLabeler {
-  label(rollouts: readonly Rollout[]): Label[];
+  label(rollouts: readonly Rollout[]): Label[] | Promise<Label[]>;
   /** Every detector that runs, by its harness id: each gets a LabelStat row per step, zero counts included. */
   detectors: ReadonlyMap<string, { rowId: string; label: string }>;
 }

@@ -1,17 +1,25 @@
 import type { CompiledHarness, Domain } from "@evotrainer/core";
 import type { Rollout } from "@evotrainer/contract";
 import type { BatchLabeler } from "./batch-labels.ts";
+import type { LabelerPool } from "./labeler-pool.ts";
 
-/** A compiled harness version as ingest runs it: the domain's detectors, with their database ids. */
+/**
+ * A compiled harness version as ingest runs it: the domain's detectors, with their database ids.
+ * With a pool (and a key naming the version), detectors run in its worker threads.
+ */
 export function harnessLabeler(
   harness: CompiledHarness,
   detectorRowIds: ReadonlyMap<string, string>,
   domain: Domain,
   maxResponseTokens: number,
+  threads?: { pool: LabelerPool; harnessKey: string },
 ): BatchLabeler {
   const active = harness.detectors.filter((d) => d.definition.domains.includes(domain));
   return {
-    label: (rollouts: readonly Rollout[]) => harness.label(rollouts, domain, { maxResponseTokens }).labels,
+    label: (rollouts: readonly Rollout[]) =>
+      threads
+        ? threads.pool.label(threads.harnessKey, harness.definition, domain, maxResponseTokens, rollouts)
+        : harness.label(rollouts, domain, { maxResponseTokens }).labels,
     detectors: new Map(active.map((d) => [d.definition.id, { rowId: detectorRowIds.get(d.definition.id)!, label: d.definition.label }])),
   };
 }

@@ -63,7 +63,7 @@ export async function ingestRolloutFile(
       else bad.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
     }
 
-    const labels = input.labeler?.label(good) ?? [];
+    const labels = (await input.labeler?.label(good)) ?? [];
     const flagged = new Set(labels.map((l) => l.rolloutUid));
     const client = await pool.connect();
     try {
