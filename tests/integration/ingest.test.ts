@@ -139,6 +139,11 @@ describe("labelled ingest: the math catalog runs on each batch before it is stor
       registerHarnessVersion(tx, { runId: run.id, parentId: null, version: 1, domain: "math", definition: compiled.harness.definition }),
     );
     const { detectorRowIds } = await loadHarnessVersion(db, harnessId);
+    // A detector version is immutable: the same key and version with another rule is refused.
+    const changed = { ...compiled.harness.definition, version: 2, detectors: compiled.harness.definition.detectors.map((d) => (d.id === "math.truncated" ? { ...d, when: "truncated" } : d)) };
+    await expect(
+      db.$transaction((tx) => registerHarnessVersion(tx, { runId: run.id, parentId: harnessId, version: 2, domain: "math", definition: changed })),
+    ).rejects.toThrow(/detector math.truncated v1 is already registered with a different rule/);
     const labeler: BatchLabeler = {
       label: (rollouts) => compiled.harness.label(rollouts, "math", { maxResponseTokens: 64 }).labels,
       detectors: new Map(compiled.harness.detectors.map((d) => [d.definition.id, { rowId: detectorRowIds.get(d.definition.id)!, label: d.definition.label }])),

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
-import { runConfigSchema } from "@evotrainer/core";
+import { detectorSchema, MATH_DETECTORS, runConfigSchema } from "@evotrainer/core";
 import { json, type Database, type Role } from "@evotrainer/db";
 import { createLocalUser } from "@evotrainer/api";
 
@@ -32,13 +32,16 @@ export async function seedDashboard(db: Database, name = "math-gym-demo") {
     users[role] = { id: user.id, email };
   }
 
+  // The catalog's own detectors, stored as createRun stores them, so a live run beside the seed shares the rows.
   const detectors = await Promise.all(
-    [
-      { key: "math.truncated", label: "truncated", cel: "truncated", validity: false, description: "hit the response token limit" },
-      { key: "math.repetition_loop", label: "repetition_loop", cel: "ngram_repeat_ratio(response, 4) > 0.5", validity: true, description: "the response repeats itself" },
-    ].map((d) =>
-      db.detector.upsert({ where: { key_version: { key: d.key, version: 1 } }, update: {}, create: { ...d, version: 1, domains: ["math"], testCases: { match: [], noMatch: [] } } }),
-    ),
+    ["math.truncated", "math.repetition_loop"].map((key) => {
+      const d = detectorSchema.parse(MATH_DETECTORS.find((x) => x.id === key));
+      return db.detector.upsert({
+        where: { key_version: { key: d.id, version: d.version } },
+        update: {},
+        create: { key: d.id, label: d.label, version: d.version, domains: d.domains, cel: d.when, evidenceCel: d.evidence ?? null, description: d.description, validity: d.validity, testCases: json(d.cases) },
+      });
+    }),
   );
   const [truncated, repetition] = detectors as [(typeof detectors)[number], (typeof detectors)[number]];
 

@@ -30,6 +30,10 @@ export async function registerHarnessVersion(
         testCases: json(d.cases),
       },
     });
+    // A detector version is immutable: labels name it, so the same key and version must mean the same rule.
+    if (row.cel !== d.when || row.evidenceCel !== (d.evidence ?? null) || row.validity !== d.validity || row.label !== d.label) {
+      throw new Error(`detector ${d.id} v${d.version} is already registered with a different rule; give the changed detector a new version`);
+    }
     detectorIds.push(row.id);
   }
   const harness = await tx.harnessVersion.create({

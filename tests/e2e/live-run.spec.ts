@@ -1,0 +1,88 @@
+import { readFileSync } from "node:fs";
+import { expect, test } from "@playwright/test";
+import { parse } from "yaml";
+import { runConfigSchema } from "@evotrainer/core";
+import { createDatabase, createRun } from "@evotrainer/db";
+import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
+import { seedDashboard } from "../support/dashboard-seed.ts";
+import { signIn } from "./sign-in.ts";
+
+// A live, human-gated gym run trained by the quickstart's own worker while the browser watches.
+const shots = "test-results/screenshots";
+const db = createDatabase(process.env.DATABASE_URL!);
+let people: Awaited<ReturnType<typeof seedDashboard>>["users"];
+let runId: string;
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async () => {
+  const seed = await seedDashboard(db, "live");
+  people = seed.users;
+  const config = runConfigSchema.parse({
+    ...(parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, unknown>),
+    name: "live-gym-math",
+    autonomy: { mode: "human_gated" },
+    search: { proposals: 3, keep: 2, stepsPerBranch: 12, proposer: "rule" },
+    budget: { gpuSeconds: 900, branches: 2, rounds: 1 },
+  });
+  const created = await createRun(db, config, { organizationId: seed.org.id });
+  runId = created.runId;
+  const connection = createProducerConnection(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+  await connection.connect();
+  const producer = new Producer(connection, process.env.EVO_QUEUE_PREFIX ?? "evo");
+  await producer.enqueue(QueueName.Dispatch, { runId, branchId: created.baseBranchId });
+  await producer.close();
+  connection.disconnect();
+});
+
+test.afterAll(() => db.$disconnect());
+
+async function waitingBranches(): Promise<{ id: string; version: number }[]> {
+  return db.branch.findMany({ where: { runId, status: "awaiting_decision" }, orderBy: { version: "asc" }, select: { id: true, version: true } });
+}
+
+test("an approver watches a gym run grow, vetoes one waiting branch and approves the other, then reads its rollouts", async ({ page }) => {
+  test.setTimeout(240_000);
+  await signIn(page, people.approver.email);
+  await page.goto(`/runs/${runId}`);
+  await expect(page.getByTestId("tree-node-v0")).toBeVisible();
+
+  // The tree grows as the worker trains: the base, then two children that wait for a person.
+  await expect(page.getByTestId("tree-node-v1")).toBeVisible({ timeout: 180_000 });
+  await expect(page.getByTestId("tree-node-v2")).toBeVisible({ timeout: 30_000 });
+  await expect.poll(async () => (await waitingBranches()).length, { timeout: 180_000, intervals: [1_000] }).toBe(2);
+  await page.reload();
+  await expect(page.getByTestId("event-timeline")).toContainText("awaiting_decision");
+  await page.screenshot({ path: `${shots}/live-run-page.png`, fullPage: true });
+
+  const [first, second] = (await waitingBranches()) as [{ id: string; version: number }, { id: string; version: number }];
+  await page.goto(`/runs/${runId}/branches/${first.id}`);
+  await expect(page.getByRole("heading", { name: `Branch v${first.version}` })).toBeVisible();
+  await expect(page.getByTestId("backtest-report")).toContainText("deadGroups");
+  await expect(page.getByTestId("verdict")).toContainText("main_score_vs_parent");
+  await expect(page.getByTestId("verdict")).toContainText("bootstrap CI");
+  await page.getByRole("button", { name: "Veto…" }).click();
+  await page.getByLabel(/Reason for the veto/).fill("the gain is inside the noise of the promotion split");
+  await page.getByRole("button", { name: "Confirm veto" }).click();
+  await expect(page.locator(".run-header .status")).toHaveText("vetoed", { timeout: 20_000 });
+  await expect(page.getByTestId("decisions")).toContainText("the gain is inside the noise of the promotion split");
+  await page.screenshot({ path: `${shots}/live-branch-page.png`, fullPage: true });
+
+  await page.goto(`/runs/${runId}/branches/${second.id}`);
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page.locator(".run-header .status")).toHaveText("promoted", { timeout: 20_000 });
+
+  // The base branch's rollouts carry the detectors' labels; one label's evidence is highlighted.
+  const base = await db.branch.findFirstOrThrow({ where: { runId, version: 0 } });
+  const flagged = await db.rolloutLabel.findFirstOrThrow({ where: { branchId: base.id, label: "repetition_loop" } });
+  await page.goto(`/runs/${runId}/branches/${base.id}/rollouts`);
+  await page.getByLabel("Label").selectOption(flagged.label);
+  await page.getByRole("button", { name: "Apply" }).click();
+  const rows = page.getByTestId("rollout-row");
+  await expect(rows.first()).toContainText("repetition_loop");
+  await rows.first().click();
+  const detail = page.getByTestId("rollout-detail");
+  await expect(detail.getByTestId("rollout-labels")).toContainText("math.repetition_loop v1");
+  await expect(detail.getByTestId("evidence-highlight").first()).toBeVisible();
+  await page.screenshot({ path: `${shots}/live-rollout-detail.png`, fullPage: true });
+});
