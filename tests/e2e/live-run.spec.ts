@@ -86,3 +86,26 @@ test("an approver watches a gym run grow, vetoes one waiting branch and approves
   await expect(detail.getByTestId("evidence-highlight").first()).toBeVisible();
   await page.screenshot({ path: `${shots}/live-rollout-detail.png`, fullPage: true });
 });
+
+test("the live run shared read-only: a fresh browser sees the tree without decision buttons, and a revoked link answers 404", async ({ page, browser }) => {
+  await signIn(page, people.approver.email);
+  await page.goto(`/runs/${runId}`);
+  await page.getByRole("button", { name: "Create share link" }).click();
+  const url = await page.getByTestId("share-url").inputValue();
+
+  const stranger = await browser.newContext();
+  try {
+    const shared = await stranger.newPage();
+    expect((await shared.goto(url))?.status()).toBe(200);
+    await expect(shared.getByTestId("tree-node-v2")).toBeVisible();
+    await shared.getByTestId("tree-node-v2").getByRole("link").click();
+    await expect(shared.getByRole("heading", { name: "Branch v2" })).toBeVisible();
+    await expect(shared.getByRole("button", { name: /Approve|Veto|Revise/ })).toHaveCount(0);
+
+    await page.getByTestId("share-link-row").getByRole("button", { name: "Revoke" }).click();
+    await expect(page.getByTestId("share-link-row")).toContainText("revoked");
+    expect((await shared.goto(url))?.status()).toBe(404);
+  } finally {
+    await stranger.close();
+  }
+});
