@@ -1,0 +1,12 @@
+import { createHash } from "node:crypto";
+
+/**
+ * A short, stable id for text (a prompt) or a tuple of values: the first 16 hex digits of sha256.
+ * Trainer dumps carry no task ids, so a prompt's hash is what keeps the same task the same across
+ * steps, files and re-imports.
+ */
+export function shortHash(...parts: readonly (string | number)[]): string {
+  const hash = createHash("sha256");
+  for (const part of parts) hash.update(`${typeof part}:${String(part).length}:${String(part)}\u0000`);
+  return hash.digest("hex").slice(0, 16);
+}

@@ -1,0 +1,96 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { parse } from "yaml";
+import { readTrlCompletions, trlLogHistoryToContract } from "@evotrainer/adapters";
+import { paths } from "@evotrainer/contract";
+import { compileHarness, runConfigSchema } from "@evotrainer/core";
+import { createDatabase, createRun, loadHarnessVersion } from "@evotrainer/db";
+import { harnessLabeler, ingestRolloutFile } from "@evotrainer/db/ingest";
+import { writeTrlCompletionsParquet } from "../../packages/adapters/src/trl/trl-test-parquet.ts";
+
+const databaseUrl = inject("databaseUrl");
+const db = createDatabase(databaseUrl);
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+const dir = mkdtempSync(join(tmpdir(), "evo-trl-import-"));
+
+const PROMPT = "Janet’s ducks lay 16 eggs per day. She eats three for breakfast and bakes muffins with four. She sells the rest for $2 each. How much does she make every day?";
+const RIGHT = "Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $18 every day.\n#### 18";
+const NO_ANSWER = "Janet sells the eggs that are left over and earns two dollars for each of them every day.";
+
+describe("importing a TRL run", () => {
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await pool.end();
+    await db.$disconnect();
+  });
+
+  it("turns TRL's completion parquet files and log history into labelled rollouts and metric series of a branch", async () => {
+    // A TRL output dir: completions/completions_{step:05d}.parquet in GRPOTrainer's column layout
+    // (step as a string, prompt, completion, one column per reward function, advantage); step 2
+    // logs step 1's generation batch again, as TRL does between generations.
+    const completions = join(dir, "trl", "completions");
+    mkdirSync(completions, { recursive: true });
+    const batch = (step: number) =>
+      [RIGHT, NO_ANSWER, RIGHT, NO_ANSWER].map((completion) => ({
+        prompt: step === 3 ? `${PROMPT} (again)` : PROMPT,
+        completion,
+        rewards: { accuracy_reward: completion === RIGHT ? 1 : 0, format_reward: completion === RIGHT ? 1 : 0 },
+        advantage: completion === RIGHT ? 0.87 : -0.87,
+      }));
+    writeTrlCompletionsParquet(join(completions, "completions_00001.parquet"), 1, batch(1));
+    writeTrlCompletionsParquet(join(completions, "completions_00002.parquet"), 2, batch(1));
+    writeTrlCompletionsParquet(join(completions, "completions_00003.parquet"), 3, batch(3));
+    const logHistory = [1, 2, 3].map((step) => ({ step, epoch: step / 100, loss: 0.01, reward: 0.5, kl: step / 1000, entropy: 1 - step / 10, "clip_ratio/region_mean": 0.02 }));
+
+    const steps = await readTrlCompletions(completions, { rewardWeights: { accuracy_reward: 1, format_reward: 0 } });
+    expect(steps.map((s) => s.duplicates)).toEqual([0, 4, 0]);
+    const out = join(dir, "contract");
+    const files: { file: string; source: string }[] = [];
+    for (const { step, rollouts } of steps) {
+      if (rollouts.length === 0) continue;
+      const file = paths(out).rolloutsFile("train", step);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, rollouts.map((r) => JSON.stringify(r)).join("\n") + "\n");
+      files.push({ file, source: `rollouts/train/step_${step}.jsonl` });
+    }
+
+    const config = runConfigSchema.parse({ ...(parse(readFileSync("examples/gym-math.yaml", "utf8")) as object), name: "trl-import" });
+    const org = await db.organization.create({ data: { name: "trl-import", slug: `trl-import-${process.pid}` } });
+    const { runId, baseBranchId: branchId } = await createRun(db, config, { organizationId: org.id });
+    const stored = await loadHarnessVersion(db, (await db.run.findUniqueOrThrow({ where: { id: runId } })).harnessVersionId!);
+    const compiled = compileHarness(stored.definition);
+    if (!compiled.ok) throw new Error("the math harness does not compile");
+    const job = await db.job.create({ data: { branchId, kind: "train", executor: "local", adapter: "trl", state: "succeeded", externalId: `import:${dir}`, message: "imported" } });
+    const labeler = harnessLabeler(compiled.harness, stored.detectorRowIds, "math", config.recipe.algo.maxResponseTokens);
+    const ingestAll = async () => {
+      let inserted = 0;
+      for (const { file, source } of files) {
+        inserted += (await ingestRolloutFile(pool, { owner: { runId, branchId, jobId: job.id }, file, source, keepText: () => true, labeler })).inserted;
+      }
+      return inserted;
+    };
+    expect(await ingestAll()).toBe(8);
+
+    for (const line of trlLogHistoryToContract(logHistory)) {
+      await db.metricPoint.createMany({
+        data: Object.entries(line.data).flatMap(([key, value]) => (value === null ? [] : [{ branchId, step: line.step, name: `trainer/${key}`, value }])),
+      });
+    }
+
+    // TRL's table holds no ground truth, so the answerless completions are labelled format_error (not wrong_answer).
+    expect(await db.rolloutLabel.count({ where: { branchId, label: "format_error" } })).toBe(4);
+    expect(await db.rolloutLabel.count({ where: { branchId, label: { not: "format_error" } } })).toBe(0);
+    const group = await db.rollout.findMany({ where: { branchId, step: 1 }, orderBy: { sample: "asc" } });
+    expect(group.map((r) => [r.sample, r.reward])).toEqual([[0, 1], [1, 0], [2, 1], [3, 0]]);
+    expect(new Set(group.map((r) => r.groupId)).size).toBe(1);
+
+    const series = async (name: string) => (await db.metricPoint.findMany({ where: { branchId, name }, orderBy: { step: "asc" } })).map((p) => [p.step, p.value]);
+    expect(await series("trainer/entropy")).toEqual([[1, 0.9], [2, 0.8], [3, 0.7]]);
+    expect(await series("trainer/clip_fraction")).toEqual([[1, 0.02], [2, 0.02], [3, 0.02]]);
+
+    expect(await ingestAll()).toBe(0);
+  }, 60_000);
+});
