@@ -49,3 +49,13 @@ export function branchReport(detectors: DetectorDefinition[], rollouts: readonly
   if (!c.ok) throw new Error(JSON.stringify(c.rejections));
   return healthReport(c.harness, rollouts, c.harness.label(rollouts, domain).labels);
 }
+
+/** The intervention template of a dynamic-sampling skill, shared by the skill tests. */
+export const dynamicSamplingTemplate = {
+  hypothesis: "if dynamic sampling is enabled then dead_group_ratio falls because zero-variance groups are resampled",
+  targetMetric: "dead_group_ratio",
+  factor: "data.dynamicSampling",
+  patch: [{ op: "replace" as const, path: "/data/dynamicSampling/enabled", value: true }],
+  expectedEffect: { direction: "down" as const },
+  falsification: "dead_group_ratio does not fall",
+};

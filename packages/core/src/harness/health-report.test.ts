@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { dynamicSamplingTemplate } from "../__fixtures__/branch-fixtures.ts";
 import type { Rollout } from "@evotrainer/contract";
 import { MATH_DETECTORS, SWE_DETECTORS } from "../catalog/index.ts";
 import { matchingSkills, skillSchema } from "../skill.ts";
@@ -73,14 +74,7 @@ describe("health report", () => {
     const c = compileHarness(harnessDef);
     if (!c.ok) throw new Error("harness");
     const report = healthReport(c.harness, [r("x", "g", 0, "no answer"), r("y", "g", 0, "none")], []);
-    const template = {
-      hypothesis: "if dynamic sampling is on then dead groups vanish because they are resampled",
-      targetMetric: "dead_group_ratio",
-      factor: "data.dynamicSampling",
-      patch: [{ op: "replace" as const, path: "/data/dynamicSampling/enabled", value: true }],
-      expectedEffect: { direction: "down" as const },
-      falsification: "dead_group_ratio stays above 0.3",
-    };
+    const template = dynamicSamplingTemplate;
     const skills = [
       skillSchema.parse({ id: "s1", name: "dynamic sampling", trigger: "dead_group_ratio > 0.5", template, expectedOutcome: "fewer dead groups", domains: ["math"], successes: 1, failures: 3 }),
       skillSchema.parse({ id: "s2", name: "dynamic sampling (proven)", trigger: "dead_group_ratio > 0.5", template, expectedOutcome: "fewer dead groups", domains: ["math"], successes: 5, failures: 0 }),

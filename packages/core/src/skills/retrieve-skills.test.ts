@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { branchReport, rollout, verdictOf } from "../__fixtures__/branch-fixtures.ts";
+import { branchReport, rollout, verdictOf, dynamicSamplingTemplate } from "../__fixtures__/branch-fixtures.ts";
 import { MATH_DETECTORS } from "../catalog/index.ts";
 import { DEFAULT_HEALTH_RULES } from "../harness/health-rule.ts";
 import type { Intervention } from "../intervention.ts";
@@ -7,14 +7,7 @@ import { skillSchema } from "../skill.ts";
 import { createSkill } from "./create-skill.ts";
 import { retrieveSkills } from "./retrieve-skills.ts";
 
-const template = {
-  hypothesis: "if dynamic sampling is enabled then dead_group_ratio falls because zero-variance groups are resampled",
-  targetMetric: "dead_group_ratio",
-  factor: "data.dynamicSampling",
-  patch: [{ op: "replace" as const, path: "/data/dynamicSampling/enabled", value: true }],
-  expectedEffect: { direction: "down" as const },
-  falsification: "dead_group_ratio does not fall",
-};
+const template = dynamicSamplingTemplate;
 const skill = (id: string, trigger: string, domains: string[], successes = 0, failures = 0) =>
   skillSchema.parse({ id, name: id, trigger, template, expectedOutcome: "x", domains, successes, failures });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { branchReport, rollout, verdictOf } from "../__fixtures__/branch-fixtures.ts";
+import { branchReport, rollout, verdictOf, dynamicSamplingTemplate } from "../__fixtures__/branch-fixtures.ts";
 import { MATH_DETECTORS } from "../catalog/index.ts";
 import { DEFAULT_HEALTH_RULES } from "../harness/health-rule.ts";
 import type { Intervention } from "../intervention.ts";
@@ -8,14 +8,7 @@ import type { SkillSource } from "./create-skill.ts";
 import { learnFromBranch } from "./learn-from-branch.ts";
 import { recordApplication, updateSkill } from "./update-skill.ts";
 
-const template = {
-  hypothesis: "if dynamic sampling is enabled then dead_group_ratio falls because zero-variance groups are resampled",
-  targetMetric: "dead_group_ratio",
-  factor: "data.dynamicSampling",
-  patch: [{ op: "replace" as const, path: "/data/dynamicSampling/enabled", value: true }],
-  expectedEffect: { direction: "down" as const },
-  falsification: "dead_group_ratio does not fall",
-};
+const template = dynamicSamplingTemplate;
 const skill: Skill = skillSchema.parse({ id: "s1", name: "dynamic sampling", trigger: "dead_group_ratio > 0.5", template, expectedOutcome: "fewer dead groups", domains: ["math"], successes: 2, failures: 1 });
 const evidence = { runId: "r", branchId: "b-9", delta: 0.04 };
 
