@@ -2,7 +2,7 @@ import { QueueName } from "@evotrainer/queue";
 import { recordEvent } from "@evotrainer/db";
 import { buildJob } from "./build-job.ts";
 import type { LoopDeps } from "./deps.ts";
-import { runConfigOf } from "./run-config.ts";
+import { runConfigOf } from "@evotrainer/core";
 import { advanceRun } from "./advance-run.ts";
 import { finishRunIfBudgetSpent } from "./finish-run.ts";
 

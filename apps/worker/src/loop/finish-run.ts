@@ -2,7 +2,7 @@ import { recordEvent } from "@evotrainer/db";
 import { budgetExhausted } from "./budget.ts";
 import type { LoopDeps } from "./deps.ts";
 import { launchJob } from "./dispatch.ts";
-import { runConfigOf } from "./run-config.ts";
+import { runConfigOf } from "@evotrainer/core";
 
 /** Budget figures of a run as its rows stand. */
 export async function budgetUsed(deps: LoopDeps, runId: string) {

@@ -1,10 +1,8 @@
 import { healthReport, invalidRollouts, taskScores, type CompiledHarness, type GateSide } from "@evotrainer/core";
-import { loadBranchRollouts } from "@evotrainer/db";
+import { loadBranchRollouts, loadLastTrainSteps } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
+import { FINAL_TRAIN_STEPS } from "./final-steps.ts";
 import { lastTrainerMetrics } from "./last-trainer-metrics.ts";
-
-/** Training steps whose rollouts describe how a branch behaves at the end of its training. */
-const FINAL_TRAIN_STEPS = 3;
 
 const mean = (values: Iterable<number>) => {
   const list = [...values];
@@ -17,8 +15,7 @@ const mean = (values: Iterable<number>) => {
  */
 export async function gateSide(deps: LoopDeps, harness: CompiledHarness, branchId: string): Promise<GateSide & { score: number }> {
   const promotion = await loadBranchRollouts(deps.db, branchId, "promotion");
-  const lastStep = await deps.db.rollout.aggregate({ where: { branchId, split: "train" }, _max: { step: true } });
-  const train = await loadBranchRollouts(deps.db, branchId, "train", Math.max(0, (lastStep._max.step ?? 0) - FINAL_TRAIN_STEPS + 1));
+  const train = await loadLastTrainSteps(deps.db, branchId, FINAL_TRAIN_STEPS);
   const scores = taskScores(promotion.rollouts, invalidRollouts(promotion.labels));
   const trainer = await lastTrainerMetrics(deps.db, branchId);
   return { taskScores: scores, report: healthReport(harness, train.rollouts, train.labels, trainer), score: mean(scores.values()) };

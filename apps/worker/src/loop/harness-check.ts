@@ -1,16 +1,9 @@
 import { diagnosticGap, evolveHarness, type BranchRollouts, type ConfirmedLabel, type HealthReport, type Label } from "@evotrainer/core";
 import type { Rollout } from "@evotrainer/contract";
-import { json, loadBranchRollouts, recordEvent, registerHarnessVersion } from "@evotrainer/db";
+import { json, loadLastTrainSteps, recordEvent, registerHarnessVersion } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
-import { runConfigOf } from "./run-config.ts";
-
-/** Training steps of each past branch that retro-validation replays a candidate detector on. */
-const REPLAYED_STEPS = 3;
-
-async function lastTrainSteps(deps: LoopDeps, branchId: string) {
-  const last = (await deps.db.rollout.aggregate({ where: { branchId, split: "train" }, _max: { step: true } }))._max.step ?? 0;
-  return loadBranchRollouts(deps.db, branchId, "train", Math.max(0, last - REPLAYED_STEPS + 1));
-}
+import { FINAL_TRAIN_STEPS } from "./final-steps.ts";
+import { runConfigOf } from "@evotrainer/core";
 
 /**
  * Step 2 of the loop: when the report cannot explain what goes wrong (the score stalled without a
@@ -40,13 +33,13 @@ export async function harnessCheck(
   const settled = await db.branch.findMany({ where: { runId: run.id, status: { in: ["promoted", "rejected", "vetoed"] } }, select: { id: true, status: true } });
   const branches: BranchRollouts[] = [];
   for (const b of settled) {
-    const { rollouts } = await lastTrainSteps(deps, b.id);
+    const { rollouts } = await loadLastTrainSteps(deps.db, b.id, FINAL_TRAIN_STEPS);
     branches.push({ branchId: b.id, outcome: b.status === "promoted" ? "promoted" : "rejected", rollouts });
   }
   const reviewed = await db.rolloutLabel.findMany({ where: { rollout: { runId: run.id }, review: { not: null } }, include: { rollout: { select: { uid: true } } } });
   const confirmed: ConfirmedLabel[] = reviewed.map((l) => ({ rolloutUid: l.rollout.uid, label: l.label, present: l.review === "confirmed" }));
-  const { definition } = await deps.harnesses.get(run.harnessVersionId!).then((h) => ({ definition: h.harness.definition }));
-  const evolution = evolveHarness({ harness: definition, domain: config.domain, gap, branches, confirmed });
+  const { harness } = await deps.harnesses.get(run.harnessVersionId!);
+  const evolution = evolveHarness({ harness: harness.definition, domain: config.domain, gap, branches, confirmed });
   const summary = evolution.validations.map((v) => ({ detector: v.detectorId, accepted: v.accepted, reasons: v.reasons }));
 
   return db.$transaction(async (tx) => {

@@ -7,7 +7,7 @@ import type { JobHandle } from "@evotrainer/executors";
 import { advanceRun } from "./advance-run.ts";
 import type { LoopDeps } from "./deps.ts";
 import { ingestJobOutputs } from "./ingest-outputs.ts";
-import { runConfigOf } from "./run-config.ts";
+import { runConfigOf } from "@evotrainer/core";
 
 const LOG_TAIL_BYTES = 8_000;
 

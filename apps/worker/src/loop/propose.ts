@@ -1,17 +1,14 @@
-import { FACTOR_PATTERNS, healthReport, planRound, recipeSchema, type Label } from "@evotrainer/core";
-import { json, loadBranchRollouts, recordEvent, storeRecipe } from "@evotrainer/db";
+import { FACTOR_PATTERNS, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label } from "@evotrainer/core";
+import { json, loadLastTrainSteps, recordEvent, storeRecipe } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { budgetExhausted } from "./budget.ts";
 import type { LoopDeps } from "./deps.ts";
+import { FINAL_TRAIN_STEPS } from "./final-steps.ts";
 import { budgetUsed, finishRun } from "./finish-run.ts";
 import { harnessCheck } from "./harness-check.ts";
 import { lastTrainerMetrics } from "./last-trainer-metrics.ts";
 import { loadLineage } from "./lineage.ts";
-import { lockedEvaluationOfRun } from "./run-config.ts";
 import { loadSkills } from "./skills.ts";
-
-/** Training steps of the parent whose rollouts the round diagnoses and backtests on. */
-const DIAGNOSED_STEPS = 3;
 
 /**
  * One round's design: diagnose the best-so-far branch, ask the proposer for K interventions, check
@@ -32,8 +29,7 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
 
   const parent = await db.branch.findUniqueOrThrow({ where: { id: run.bestBranchId! }, include: { recipe: true, children: { include: { recipe: true } } } });
   const parentRecipe = recipeSchema.parse(JSON.parse(parent.recipe.canonical));
-  const lastStep = (await db.rollout.aggregate({ where: { branchId: parent.id, split: "train" }, _max: { step: true } }))._max.step ?? 0;
-  const { rollouts, labels: storedLabels } = await loadBranchRollouts(db, parent.id, "train", Math.max(0, lastStep - DIAGNOSED_STEPS + 1));
+  const { rollouts, labels: storedLabels } = await loadLastTrainSteps(db, parent.id, FINAL_TRAIN_STEPS);
   const first = await deps.harnesses.get(run.harnessVersionId!);
   const trainer = await lastTrainerMetrics(db, parent.id);
   const firstReport = healthReport(first.harness, rollouts, storedLabels, trainer);
@@ -46,7 +42,7 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   const revision = await db.decision.findFirst({ where: { branch: { runId: run.id }, kind: "revise" }, orderBy: { createdAt: "desc" } });
 
   const slots = Math.min(config.search.keep, config.budget.branches - used.branches);
-  const locked = lockedEvaluationOfRun(run);
+  const locked = lockedEvaluationOf(config);
   const proposals = await deps.proposerFor(locked).propose({
     domain: config.domain,
     report,

@@ -1,7 +1,7 @@
 import { learnFromBranch, skillSchema, type Check, type Intervention, type Skill } from "@evotrainer/core";
 import { json, recordEvent, type Database } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
-import { runConfigOf } from "./run-config.ts";
+import { runConfigOf } from "@evotrainer/core";
 import { gateSide } from "./gate-side.ts";
 
 /**

@@ -10,7 +10,7 @@ import {
 import { json, recordEvent } from "@evotrainer/db";
 import { coreDecision } from "./core-decision.ts";
 import type { LoopDeps } from "./deps.ts";
-import { runConfigOf } from "./run-config.ts";
+import { runConfigOf } from "@evotrainer/core";
 import { gateSide } from "./gate-side.ts";
 import { settleBranch } from "./settle-branch.ts";
 

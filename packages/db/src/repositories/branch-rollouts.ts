@@ -54,3 +54,9 @@ export async function loadBranchRollouts(
   }
   return { rollouts, labels };
 }
+
+/** A branch's rollouts of its last `steps` training steps: how it behaves at the end of its training. */
+export async function loadLastTrainSteps(db: Tx, branchId: string, steps: number): Promise<{ rollouts: Rollout[]; labels: Label[] }> {
+  const last = (await db.rollout.aggregate({ where: { branchId, split: "train" }, _max: { step: true } }))._max.step ?? 0;
+  return loadBranchRollouts(db, branchId, "train", Math.max(0, last - steps + 1));
+}

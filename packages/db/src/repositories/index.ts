@@ -1,4 +1,4 @@
-export { loadBranchRollouts } from "./branch-rollouts.ts";
+export { loadBranchRollouts, loadLastTrainSteps } from "./branch-rollouts.ts";
 export { createRun, storeRecipe } from "./create-run.ts";
 export { recordEvent, type EventType, type Tx } from "./events.ts";
 export { loadHarnessVersion, registerHarnessVersion } from "./harness-versions.ts";
