@@ -14,7 +14,7 @@ import { HarnessCache } from "./loop/harness-cache.ts";
 import { monitor } from "./loop/monitor.ts";
 import { propose } from "./loop/propose.ts";
 import { verdict } from "./loop/verdict.ts";
-import { reconcile } from "./processors/reconcile.ts";
+import { reconcile } from "./loop/reconcile.ts";
 import { WorkerRegistry } from "./registry.ts";
 
 const RECONCILE_SCHEDULER = "reconcile-sweep";
