@@ -32,8 +32,18 @@ export const runConfigSchema = z.strictObject({
     branches: z.number().int().min(1),
     rounds: z.number().int().min(1),
   }),
-  executor: z.enum(["local"]).default("local"),
-  adapter: z.enum(["gym"]).default("gym"),
+  // Where jobs run (this machine, GPU nodes over SSH, a Kubernetes pool) and which trainer runs them.
+  executor: z.enum(["local", "ssh", "kubernetes"]).default("local"),
+  adapter: z.enum(["gym", "verl", "trl"]).default("gym"),
+  resources: z
+    .strictObject({
+      gpusPerJob: z.number().int().min(0).default(1),
+      // SSH: only nodes carrying every one of these labels take the run's jobs.
+      nodeLabels: z.record(z.string(), z.string()).default({}),
+      // Kubernetes: the node pool (from the compute config) the run's Jobs go to.
+      pool: z.string().min(1).optional(),
+    })
+    .default({ gpusPerJob: 1, nodeLabels: {} }),
   seed: z.number().int().nonnegative().default(0),
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;

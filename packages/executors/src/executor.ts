@@ -23,6 +23,12 @@ export interface JobHandle {
   workDir: string;
 }
 
+/** A file of a job's directory: its path relative to the directory, and its size in bytes. */
+export interface RemoteFile {
+  path: string;
+  size: number;
+}
+
 /** Failure classes an executor can tell apart; the contract's classes plus what only the executor sees. */
 export type ExecutorFailureClass = FailureClass | "gpu_oom" | "node_lost" | "deadline_exceeded";
 
@@ -41,6 +47,11 @@ export interface Executor {
   workDirFor(jobId: string): string;
   launch(spec: LaunchSpec): Promise<JobHandle>;
   observe(handle: JobHandle): Promise<JobObservation>;
+  /**
+   * Files under `relativeDir` of the job's directory (recursively), with their sizes, so a remote
+   * job's outputs can be mirrored by pulling only the bytes past what was pulled before.
+   */
+  list(handle: JobHandle, relativeDir: string): Promise<RemoteFile[]>;
   /** Bytes of a file under the job's directory from `byteOffset` on, for incremental ingest. */
   readFrom(handle: JobHandle, relativePath: string, byteOffset: number, maxBytes: number): Promise<Buffer>;
   /** The last bytes of the job's combined stdout/stderr log. */

@@ -1,2 +1,3 @@
 export type * from "./executor.ts";
 export { LocalExecutor } from "./local/local-executor.ts";
+export { listFiles, readRange, readTail } from "./local/read-range.ts";

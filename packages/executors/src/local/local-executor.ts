@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { classifyExit, readStatus } from "@evotrainer/contract";
-import type { Executor, JobHandle, JobObservation, LaunchSpec } from "../executor.ts";
-import { readRange, readTail } from "./read-range.ts";
+import type { Executor, JobHandle, JobObservation, LaunchSpec, RemoteFile } from "../executor.ts";
+import { listFiles, readRange, readTail } from "./read-range.ts";
 
 const LOG = "job.log";
 const EXIT_CODE = "exit_code";
@@ -124,6 +124,10 @@ export class LocalExecutor implements Executor {
     const retriable = !notRetriable.has(failureClass);
     const message = status?.message ?? (exit.signal ? `killed by ${exit.signal}` : `exited with code ${exitCode}`);
     return { state: "failed", exitCode, failureClass, retriable, message };
+  }
+
+  list(handle: JobHandle, relativeDir: string): Promise<RemoteFile[]> {
+    return listFiles(handle.workDir, relativeDir);
   }
 
   readFrom(handle: JobHandle, relativePath: string, byteOffset: number, maxBytes: number): Promise<Buffer> {

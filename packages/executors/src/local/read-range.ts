@@ -1,4 +1,6 @@
-import { open } from "node:fs/promises";
+import { open, readdir, stat } from "node:fs/promises";
+import { join, relative } from "node:path";
+import type { RemoteFile } from "../executor.ts";
 
 /** Up to `maxBytes` of `file` from `offset`; empty when the file is missing or shorter. */
 export async function readRange(file: string, offset: number, maxBytes: number): Promise<Buffer> {
@@ -29,4 +31,11 @@ export async function readTail(file: string, maxBytes: number): Promise<string> 
   } finally {
     await handle.close();
   }
+}
+
+/** Regular files under `dir` (recursively) with paths relative to `root`; empty when `dir` is missing. */
+export async function listFiles(root: string, dir: string): Promise<RemoteFile[]> {
+  const entries = await readdir(join(root, dir), { recursive: true, withFileTypes: true }).catch(() => []);
+  const files = entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+  return Promise.all(files.map(async (file) => ({ path: relative(root, file), size: (await stat(file)).size })));
 }
