@@ -12,6 +12,10 @@ export interface LaunchSpec {
   env: Record<string, string>;
   /** Files to place in the job's directory before launch: relative path → content (job.json, configs…). */
   files: Record<string, string>;
+  /** GPUs the job needs (Kubernetes: the `nvidia.com/gpu` limit; SSH: `CUDA_VISIBLE_DEVICES` from its slots). */
+  gpus: number;
+  /** Wall-clock seconds the job may run, from the run's remaining budget (Kubernetes: `activeDeadlineSeconds`). */
+  deadlineSeconds: number;
 }
 
 /** Where a launched job can be found again, also after a restart of the control plane. */

@@ -64,7 +64,7 @@ export async function launchJob(
   });
   const rendered = deps.adapters[config.adapter].render(job);
   const { attempts } = await db.job.findUniqueOrThrow({ where: { id: input.jobId }, select: { attempts: true } });
-  const handle = await executor.launch({ jobId: input.jobId, attempt: attempts + 1, ...rendered });
+  const handle = await executor.launch({ jobId: input.jobId, attempt: attempts + 1, ...rendered, gpus: config.resources.gpusPerJob, deadlineSeconds: Math.ceil(remaining) });
   await db.$transaction(async (tx) => {
     await tx.job.update({
       where: { id: input.jobId },
