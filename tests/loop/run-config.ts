@@ -1,5 +1,5 @@
 import { runConfigSchema, type RunConfig } from "@evotrainer/core";
-import { readRunConfig } from "../../apps/cli/src/run-config-file.ts";
+import { readRunConfig } from "../../apps/cli/src/config-files.ts";
 
 /** A run config from examples/*.yaml, read as `evotrainer run` reads it, with test-sized overrides. */
 export function loadRunConfig(path: string, change: (config: RunConfig) => void = () => {}): RunConfig {

@@ -3,7 +3,7 @@ import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue
 import type { CliEnv } from "./env.ts";
 import { localOrganization } from "./local-organization.ts";
 import { progressLine } from "./progress.ts";
-import { readRunConfig } from "./run-config-file.ts";
+import { readRunConfig } from "./config-files.ts";
 import { waitForRun } from "./commands/wait.ts";
 
 const DEMO_NAME = "quickstart-demo";

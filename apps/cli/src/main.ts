@@ -1,5 +1,6 @@
 import { decideCommand } from "./commands/decide.ts";
 import { ingestCommand } from "./commands/ingest.ts";
+import { nodesCommand } from "./commands/nodes.ts";
 import { quickstart } from "./commands/quickstart.ts";
 import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
@@ -12,7 +13,8 @@ commands:
   status [runId]                              one line on a run (the latest by default)
   report <runId> [--json]                     the branch tree with interventions, verdicts, decisions, labels, skills, sealed result
   decide <branchId> approve|revise|veto --note "…"   decide on a branch awaiting a person
-  ingest <file.jsonl> --branch <branchId>     load rollouts into a branch, labelled by its run's harness; bad lines are quarantined`;
+  ingest <file.jsonl> --branch <branchId>     load rollouts into a branch, labelled by its run's harness; bad lines are quarantined
+  nodes sync <compute.yaml> | nodes list [--json]   register GPU nodes reached over SSH (keys by path, env var, or sealed under EVO_MASTER_KEY)`;
 
 const [command, ...args] = process.argv.slice(2);
 
@@ -32,6 +34,9 @@ try {
       break;
     case "ingest":
       process.exitCode = await ingestCommand(args);
+      break;
+    case "nodes":
+      process.exitCode = await nodesCommand(args);
       break;
     case "decide":
       process.exitCode = await decideCommand(args);

@@ -84,4 +84,5 @@ export type { Proposer, ProposerInput, LineageEntry } from "./proposer.ts";
 
 export { runConfigSchema, lockedEvaluationOf, runConfigOf, type RunConfig, type RunConfigInput } from "./run-config.ts";
 export { planRound, type PlanRoundInput, type PlannedIntervention } from "./loop/plan-round.ts";
+export { placeJob, placementCanWait, type SchedulableNode, type GpuAllocation, type PlacementRequest, type Placement } from "./scheduling/place-job.ts";
 export { baselineChecks } from "./loop/baseline-checks.ts";

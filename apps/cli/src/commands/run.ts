@@ -3,7 +3,7 @@ import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue
 import { loadCliEnv } from "../env.ts";
 import { localOrganization } from "../local-organization.ts";
 import { progressLine } from "../progress.ts";
-import { readRunConfig } from "../run-config-file.ts";
+import { readRunConfig } from "../config-files.ts";
 import { waitForRun } from "./wait.ts";
 
 /** `evotrainer run <config.yaml> [--wait] [--json]`: creates a run and queues its base branch. */

@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
 import { parseDocument } from "yaml";
+import type { z } from "zod";
 import { runConfigSchema, type RunConfig } from "@evotrainer/core";
+import { computeConfigSchema, type ComputeConfig } from "@evotrainer/executors";
 
-/** Reads a run config YAML file; errors name the file, the line (YAML) or the field (schema) and what is allowed. */
-export function readRunConfig(file: string): RunConfig {
+/** Reads a YAML config file; errors name the file, the line (YAML) or the field (schema) and what is allowed. */
+function readYamlConfig<T>(file: string, schema: z.ZodType<T>, what: string): T {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -14,10 +16,14 @@ export function readRunConfig(file: string): RunConfig {
   if (document.errors.length > 0) {
     throw new Error(`${file}: not valid YAML:\n${document.errors.map((e) => `  - line ${e.linePos?.[0]?.line ?? "?"}: ${e.message.split("\n")[0]}`).join("\n")}`);
   }
-  const parsed = runConfigSchema.safeParse(document.toJS());
+  const parsed = schema.safeParse(document.toJS());
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  - ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
-    throw new Error(`${file}: invalid run config:\n${lines.join("\n")}`);
+    throw new Error(`${file}: invalid ${what}:\n${lines.join("\n")}`);
   }
   return parsed.data;
 }
+
+export const readRunConfig = (file: string): RunConfig => readYamlConfig(file, runConfigSchema, "run config");
+
+export const readComputeConfig = (file: string): ComputeConfig => readYamlConfig(file, computeConfigSchema, "compute config");

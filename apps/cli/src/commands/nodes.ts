@@ -1,0 +1,56 @@
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { createDatabase, listGpuNodes, upsertGpuNode, type GpuNodeSummary, type SshKeySource } from "@evotrainer/db";
+import type { SshNodeConfig } from "@evotrainer/executors";
+import { readComputeConfig } from "../config-files.ts";
+import { loadCliEnv } from "../env.ts";
+
+const usage = "usage: evotrainer nodes sync <compute.yaml> | evotrainer nodes list [--json]";
+
+/**
+ * `evotrainer nodes sync <compute.yaml>` makes the database's GPU nodes what the file says (nodes
+ * missing from it are disabled, not deleted: jobs refer to them); `nodes list` shows them, never a key.
+ */
+export async function nodesCommand(args: string[]): Promise<number> {
+  const [sub, file] = args;
+  if (sub !== "sync" && sub !== "list") throw new Error(usage);
+  if (sub === "sync" && !file) throw new Error(usage);
+  const env = loadCliEnv();
+  const db = createDatabase(env.DATABASE_URL);
+  try {
+    if (sub === "sync") {
+      const path = resolve(file!);
+      const config = readComputeConfig(path);
+      for (const node of config.nodes) await upsertGpuNode(db, { ...node, key: await keySource(node, dirname(path)) });
+      const names = config.nodes.map((n) => n.name);
+      const disabled = await db.gpuNode.updateMany({ where: { executor: "ssh", name: { notIn: names }, enabled: true }, data: { enabled: false } });
+      console.log(`nodes: ${names.length} synced from ${file}${disabled.count > 0 ? `, ${disabled.count} not in it disabled` : ""}`);
+    }
+    const nodes = await listGpuNodes(db);
+    const busy = await db.job.findMany({ where: { state: { in: ["submitted", "running"] }, nodeId: { not: null } }, select: { nodeId: true, gpuIndexes: true } });
+    if (args.includes("--json")) {
+      console.log(JSON.stringify(nodes.map((node) => ({ ...node, gpusInUse: busy.filter((j) => j.nodeId === node.id).flatMap((j) => j.gpuIndexes) })), null, 2));
+    } else {
+      for (const node of nodes) console.log(describe(node, busy.filter((j) => j.nodeId === node.id).flatMap((j) => j.gpuIndexes).length));
+    }
+    return 0;
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+/** A key to store is read here, once, and sealed before it is written; paths are relative to the config file. */
+async function keySource(node: SshNodeConfig, base: string): Promise<SshKeySource> {
+  if ("path" in node.key) return { path: resolve(base, node.key.path) };
+  if ("env" in node.key) return { env: node.key.env };
+  const file = resolve(base, node.key.store);
+  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`node ${node.name}: cannot read key.store file ${file} (${error.code ?? error.message})`);
+  });
+  return { stored: text };
+}
+
+function describe(node: GpuNodeSummary, gpusInUse: number): string {
+  const labels = Object.entries(node.labels as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(",") || "-";
+  return [node.name.padEnd(16), `${node.user}@${node.host}:${node.port}`.padEnd(32), `${gpusInUse}/${node.gpuCount} GPUs in use`.padEnd(18), `key: ${node.keySource}`.padEnd(12), labels, node.enabled ? "" : "(disabled)"].join("  ").trimEnd();
+}

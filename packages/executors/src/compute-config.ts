@@ -1,0 +1,25 @@
+import { z } from "zod";
+
+/** One GPU node reached over SSH, as written in the compute config (`evotrainer nodes sync compute.yaml`). */
+export const sshNodeConfigSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "lowercase letters, digits and dashes"),
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65_535).default(22),
+  user: z.string().min(1),
+  // Never the key's text itself: a file or variable the worker reads, or a file the CLI seals into the database.
+  key: z.union([
+    z.strictObject({ path: z.string().min(1) }),
+    z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name") }),
+    z.strictObject({ store: z.string().min(1) }),
+  ]),
+  gpus: z.number().int().min(0),
+  labels: z.record(z.string(), z.string()).default({}),
+  workRoot: z.string().min(1).default(".evotrainer/jobs"),
+  enabled: z.boolean().default(true),
+});
+export type SshNodeConfig = z.infer<typeof sshNodeConfigSchema>;
+
+export const computeConfigSchema = z.strictObject({
+  nodes: z.array(sshNodeConfigSchema).default([]),
+});
+export type ComputeConfig = z.infer<typeof computeConfigSchema>;
