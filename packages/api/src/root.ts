@@ -2,6 +2,7 @@ import { apiKeyRouter } from "./routers/api-key.ts";
 import { branchRouter } from "./routers/branch.ts";
 import { decisionRouter } from "./routers/decision.ts";
 import { harnessRouter } from "./routers/harness.ts";
+import { nodeRouter } from "./routers/node.ts";
 import { rolloutRouter } from "./routers/rollout.ts";
 import { runRouter } from "./routers/run.ts";
 import { shareLinkRouter } from "./routers/share-link.ts";
@@ -14,6 +15,7 @@ export const appRouter = createTRPCRouter({
   branch: branchRouter,
   decision: decisionRouter,
   harness: harnessRouter,
+  node: nodeRouter,
   rollout: rolloutRouter,
   run: runRouter,
   shareLink: shareLinkRouter,

@@ -1,0 +1,25 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { listGpuNodes } from "@evotrainer/db";
+import { userProcedure } from "../trpc.ts";
+
+export const nodeRouter = {
+  /** The GPU nodes with the GPUs their running jobs hold; where a key comes from, never the key or its path. */
+  list: userProcedure.query(async ({ ctx }) => {
+    const [nodes, busy] = await Promise.all([
+      listGpuNodes(ctx.db),
+      ctx.db.job.findMany({ where: { state: { in: ["submitted", "running"] }, nodeId: { not: null } }, select: { nodeId: true, gpuIndexes: true } }),
+    ]);
+    return nodes.map(({ id, name, host, port, user, gpuCount, labels, enabled, workRoot, keySource, lastSeenAt }) => ({
+      id,
+      name,
+      address: `${user}@${host}:${port}`,
+      gpuCount,
+      gpusInUse: busy.filter((job) => job.nodeId === id).flatMap((job) => job.gpuIndexes),
+      labels: labels as Record<string, string>,
+      enabled,
+      workRoot,
+      keySource,
+      lastSeenAt,
+    }));
+  }),
+} satisfies TRPCRouterRecord;
