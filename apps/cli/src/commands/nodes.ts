@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { createDatabase, listGpuNodes, upsertGpuNode, type GpuNodeSummary, type SshKeySource } from "@evotrainer/db";
 import type { SshNodeConfig } from "@evotrainer/executors";
 import { readComputeConfig } from "../config-files.ts";
@@ -41,9 +42,10 @@ export async function nodesCommand(args: string[]): Promise<number> {
 
 /** A key to store is read here, once, and sealed before it is written; paths are relative to the config file. */
 async function keySource(node: SshNodeConfig, base: string): Promise<SshKeySource> {
-  if ("path" in node.key) return { path: resolve(base, node.key.path) };
+  const at = (path: string) => (path.startsWith("~/") ? join(homedir(), path.slice(2)) : resolve(base, path));
+  if ("path" in node.key) return { path: at(node.key.path) };
   if ("env" in node.key) return { env: node.key.env };
-  const file = resolve(base, node.key.store);
+  const file = at(node.key.store);
   const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
     throw new Error(`node ${node.name}: cannot read key.store file ${file} (${error.code ?? error.message})`);
   });
