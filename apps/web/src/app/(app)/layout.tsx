@@ -20,6 +20,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           <a href="/approvals">Approvals</a>
           <a href="/harness">Harness</a>
           <a href="/skills">Skills</a>
+          <a href="/nodes">Nodes</a>
         </nav>
         <span className="spacer" />
         <span className="muted" data-testid="signed-in-as">
