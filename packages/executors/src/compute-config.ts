@@ -14,7 +14,8 @@ export const sshNodeConfigSchema = z.strictObject({
   ]),
   gpus: z.number().int().min(0),
   labels: z.record(z.string(), z.string()).default({}),
-  workRoot: z.string().min(1).default(".evotrainer/jobs"),
+  // Absolute, because trainers resolve checkpoint paths themselves and SFTP does not expand "~".
+  workRoot: z.string().startsWith("/", "an absolute path on the node"),
   enabled: z.boolean().default(true),
 });
 export type SshNodeConfig = z.infer<typeof sshNodeConfigSchema>;

@@ -18,7 +18,14 @@ describe("placeJob", () => {
   it("only places on nodes with every requested label, and never on disabled nodes", () => {
     const nodes = [node("a100", 8, { gpu: "a100" }, false), node("h100", 8, { gpu: "h100", zone: "eu" }), node("h100-us", 8, { gpu: "h100", zone: "us" })];
     expect(placeJob(nodes, [], { gpus: 1, labels: { gpu: "h100", zone: "us" } })).toMatchObject({ nodeId: "h100-us" });
-    expect(placeJob(nodes, [], { gpus: 1, labels: { gpu: "a100" } })).toEqual({ placed: false, reason: "no enabled GPU node has gpu=a100" });
+    expect(placeJob(nodes, [], { gpus: 1, labels: { gpu: "a100" } })).toEqual({ placed: false, reason: "no enabled GPU node matches gpu=a100" });
+  });
+
+  it("keeps a pinned job on its node even when another has room", () => {
+    const nodes = [node("a", 1), node("b", 8)];
+    expect(placeJob(nodes, [], { gpus: 1, labels: {}, nodeId: "a" })).toMatchObject({ placed: true, nodeId: "a" });
+    expect(placeJob(nodes, [{ nodeId: "a", gpuIndexes: [0] }], { gpus: 1, labels: {}, nodeId: "a" })).toMatchObject({ placed: false });
+    expect(placementCanWait(nodes, { gpus: 1, labels: {}, nodeId: "a" })).toBe(true);
   });
 
   it("queues a job when every slot is taken, and says when it could never fit", () => {

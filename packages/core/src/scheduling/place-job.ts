@@ -17,7 +17,12 @@ export interface PlacementRequest {
   gpus: number;
   /** A node takes the job only if it carries every one of these labels. */
   labels: Readonly<Record<string, string>>;
+  /** Only this node: it holds what the job resumes from (the parent's checkpoint, a retried attempt's outputs). */
+  nodeId?: string;
 }
+
+const fits = (node: SchedulableNode, request: PlacementRequest) =>
+  node.enabled && (request.nodeId === undefined || node.id === request.nodeId) && Object.entries(request.labels).every(([key, value]) => node.labels[key] === value);
 
 export type Placement =
   | { placed: true; nodeId: string; gpuIndexes: number[] }
@@ -25,14 +30,15 @@ export type Placement =
 
 /**
  * Places one job on free GPU slots: among enabled nodes with the requested labels and enough free
- * GPUs, the one that would have the fewest left (best fit keeps whole nodes free for big jobs),
+ * GPUs (and the pinned node, when the job must resume where its files are), the one that would have the fewest left (best fit keeps whole nodes free for big jobs),
  * then by name so the choice is stable. Jobs that fit nowhere now wait; a job that could never fit
  * says so, since waiting would not help it.
  */
 export function placeJob(nodes: readonly SchedulableNode[], allocations: readonly GpuAllocation[], request: PlacementRequest): Placement {
-  const matching = nodes.filter((node) => node.enabled && Object.entries(request.labels).every(([key, value]) => node.labels[key] === value));
-  const wanted = Object.entries(request.labels).map(([key, value]) => `${key}=${value}`).join(", ") || "any labels";
-  if (matching.length === 0) return { placed: false, reason: `no enabled GPU node has ${wanted}` };
+  const matching = nodes.filter((node) => fits(node, request));
+  const pinned = request.nodeId === undefined ? [] : [`node ${nodes.find((n) => n.id === request.nodeId)?.name ?? request.nodeId}`];
+  const wanted = [...pinned, ...Object.entries(request.labels).map(([key, value]) => `${key}=${value}`)].join(", ") || "any labels";
+  if (matching.length === 0) return { placed: false, reason: `no enabled GPU node matches ${wanted}` };
   if (!matching.some((node) => node.gpuCount >= request.gpus)) {
     return { placed: false, reason: `no node with ${wanted} has ${request.gpus} GPUs (largest: ${Math.max(...matching.map((n) => n.gpuCount))})` };
   }
@@ -51,7 +57,5 @@ export function placeJob(nodes: readonly SchedulableNode[], allocations: readonl
 
 /** Whether a placement failure can clear by waiting (slots in use) or never will (no such node). */
 export function placementCanWait(nodes: readonly SchedulableNode[], request: PlacementRequest): boolean {
-  return nodes.some(
-    (node) => node.enabled && node.gpuCount >= request.gpus && Object.entries(request.labels).every(([key, value]) => node.labels[key] === value),
-  );
+  return nodes.some((node) => fits(node, request) && node.gpuCount >= request.gpus);
 }
