@@ -1,5 +1,5 @@
-import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "./env.ts";
+import { proposerFactory } from "./loop/proposer-factory.ts";
 import { startWorkerApp } from "./worker-app.ts";
 
 const env = (() => {
@@ -11,7 +11,8 @@ const env = (() => {
   }
 })();
 
-const app = await startWorkerApp(env, (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }));
+// EVO_LLM_* (the API key included) are read from the process environment only.
+const app = await startWorkerApp(env, proposerFactory(process.env));
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {

@@ -1,18 +1,18 @@
 import { DelayedError, type Job } from "bullmq";
 import pg from "pg";
-import { gymAdapter } from "@evotrainer/adapters";
-import type { LockedEvaluation, Proposer } from "@evotrainer/core";
+import { gymAdapter, trlAdapter, verlAdapter } from "@evotrainer/adapters";
 import { createDatabase } from "@evotrainer/db";
 import { LabelerPool } from "@evotrainer/db/ingest";
-import { LocalExecutor } from "@evotrainer/executors";
 import { createProducerConnection, createWorkerConnection, Producer, QueueName } from "@evotrainer/queue";
 import type { WorkerEnv } from "./env.ts";
+import { ExecutorPool } from "./executors/executor-pool.ts";
 import { decide } from "./loop/decide.ts";
 import type { LoopDeps } from "./loop/deps.ts";
-import { dispatch } from "./loop/dispatch.ts";
+import { dispatch, WAITING_FOR_GPU } from "./loop/dispatch.ts";
 import { HarnessCache } from "./loop/harness-cache.ts";
 import { monitor } from "./loop/monitor.ts";
 import { propose } from "./loop/propose.ts";
+import type { ProposerFactory } from "./loop/proposer-factory.ts";
 import { verdict } from "./loop/verdict.ts";
 import { reconcile } from "./loop/reconcile.ts";
 import { WorkerRegistry } from "./registry.ts";
@@ -27,7 +27,7 @@ export interface WorkerApp {
 
 export async function startWorkerApp(
   env: WorkerEnv,
-  proposerFor: (lockedEvaluation: LockedEvaluation) => Proposer,
+  proposerFor: ProposerFactory,
   log: (line: string) => void = console.log,
 ): Promise<WorkerApp> {
   const db = createDatabase(env.DATABASE_URL);
@@ -41,8 +41,8 @@ export async function startWorkerApp(
     db,
     pool,
     producer,
-    executor: new LocalExecutor(env.EVO_JOBS_DIR),
-    adapters: { gym: gymAdapter() },
+    executors: new ExecutorPool(db, env.EVO_JOBS_DIR, process.env, log),
+    adapters: { gym: gymAdapter(), verl: verlAdapter(), trl: trlAdapter() },
     proposerFor,
     harnesses: new HarnessCache(db),
     labelers: new LabelerPool(),
@@ -52,18 +52,15 @@ export async function startWorkerApp(
   const concurrency = env.EVO_WORKER_CONCURRENCY;
 
   registry.register(QueueName.Propose, (job) => propose(deps, job.data), 1);
-  registry.register(QueueName.Dispatch, (job) => dispatch(deps, job.data), concurrency);
-  // A running job is looked at again later instead of holding a worker slot while it trains.
-  registry.register(
-    QueueName.Monitor,
-    async (job: Job, token?: string) => {
-      const outcome = await monitor(deps, job.data);
-      if (outcome !== "running") return outcome;
-      await job.moveToDelayed(Date.now() + deps.monitorEveryMs, token);
-      throw new DelayedError();
-    },
-    concurrency,
-  );
+  // A job waiting for GPUs, or running, is looked at again later instead of holding a worker slot.
+  const lookAgainLater = (step: (job: Job) => Promise<string>, whileThis: string, everyMs: number) => async (job: Job, token?: string) => {
+    const outcome = await step(job);
+    if (outcome !== whileThis) return outcome;
+    await job.moveToDelayed(Date.now() + everyMs, token);
+    throw new DelayedError();
+  };
+  registry.register(QueueName.Dispatch, lookAgainLater((job) => dispatch(deps, job.data), WAITING_FOR_GPU, env.EVO_PLACEMENT_EVERY_MS), concurrency);
+  registry.register(QueueName.Monitor, lookAgainLater((job) => monitor(deps, job.data), "running", deps.monitorEveryMs), concurrency);
   registry.register(QueueName.Verdict, (job) => verdict(deps, job.data), concurrency);
   registry.register(QueueName.Decide, (job) => decide(deps, job.data), concurrency);
   registry.register(QueueName.Reconcile, () => reconcile(db, producer), 1);
@@ -85,6 +82,7 @@ export async function startWorkerApp(
       (closing ??= (async () => {
         clearInterval(sweepGuard);
         await registry.close();
+        await deps.executors.close();
         await producer.close();
         producerConnection.disconnect();
         workerConnection.disconnect();

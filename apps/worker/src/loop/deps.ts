@@ -1,11 +1,11 @@
 import type pg from "pg";
 import type { TrainerAdapter } from "@evotrainer/adapters";
-import type { LockedEvaluation, Proposer } from "@evotrainer/core";
 import type { Database } from "@evotrainer/db";
 import type { LabelerPool } from "@evotrainer/db/ingest";
-import type { Executor } from "@evotrainer/executors";
 import type { Producer } from "@evotrainer/queue";
+import type { ExecutorPool } from "../executors/executor-pool.ts";
 import type { HarnessCache } from "./harness-cache.ts";
+import type { ProposerFactory } from "./proposer-factory.ts";
 
 /** Everything the loop's steps need, built once per worker process. */
 export interface LoopDeps {
@@ -13,10 +13,11 @@ export interface LoopDeps {
   /** Raw connections for COPY-based ingest. */
   pool: pg.Pool;
   producer: Producer;
-  executor: Executor;
-  adapters: Record<"gym", TrainerAdapter>;
-  /** The run's proposer; it needs the run's locked evaluation to check its own proposals. */
-  proposerFor: (lockedEvaluation: LockedEvaluation) => Proposer;
+  /** Finds the executor of a job (local, its SSH node) and where its files are mirrored. */
+  executors: ExecutorPool;
+  adapters: Record<TrainerAdapter["name"], TrainerAdapter>;
+  /** The round's proposer: rule-based, or the LLM proposer for a run that asks for it. */
+  proposerFor: ProposerFactory;
   harnesses: HarnessCache;
   /** Worker threads that run the detectors on ingested rollouts. */
   labelers: LabelerPool;

@@ -5,12 +5,23 @@ import type { LoopDeps } from "./deps.ts";
 import { runConfigOf } from "@evotrainer/core";
 import { advanceRun } from "./advance-run.ts";
 import { finishRunIfBudgetSpent } from "./finish-run.ts";
+import { placeOnNode } from "./place-on-node.ts";
 
 const activeJobStates = ["pending", "submitted", "running"] as const;
 
+/** What dispatch answers while every fitting GPU slot is taken; the worker looks again later. */
+export const WAITING_FOR_GPU = "waiting for a GPU slot";
+
+/** Where a branch's training resumes from: the parent's checkpoint, on the node that holds it. */
+interface StoredCheckpoint {
+  path?: string;
+  nodeId?: string;
+}
+
 /**
  * Starts training a queued branch: one train job row (created once, however often this step
- * runs), rendered by the adapter, launched by the executor, then watched by the monitor step.
+ * runs), placed on free GPU slots when it runs on SSH nodes, rendered by the adapter, launched by
+ * the executor, then watched by the monitor step.
  */
 export async function dispatch(deps: LoopDeps, payload: { runId: string; branchId: string }): Promise<string> {
   const { db } = deps;
@@ -28,27 +39,46 @@ export async function dispatch(deps: LoopDeps, payload: { runId: string; branchI
     return "budget spent";
   }
 
+  const config = runConfigOf(branch.run);
   const job = await db.$transaction(async (tx) => {
     const existing = await tx.job.findFirst({ where: { branchId: branch.id, kind: "train", state: { in: [...activeJobStates] } } });
     if (existing) return existing;
     await tx.branch.update({ where: { id: branch.id }, data: { status: "training" } });
-    return tx.job.create({ data: { branchId: branch.id, kind: "train", executor: "local", adapter: "gym", state: "pending" } });
+    return tx.job.create({ data: { branchId: branch.id, kind: "train", executor: config.executor, adapter: config.adapter, state: "pending" } });
   });
   if (job.state === "running" && job.externalId) {
     await deps.producer.enqueue(QueueName.Monitor, { runId: branch.runId, branchId: branch.id, jobId: job.id });
     return "already running";
   }
-  return launchJob(deps, { jobId: job.id, kind: "train", branchId: branch.id, checkpoint: (branch.parent?.checkpoint as { path?: string } | null)?.path });
+  const checkpoint = branch.parent?.checkpoint as StoredCheckpoint | null | undefined;
+  return launchJob(deps, { jobId: job.id, kind: "train", branchId: branch.id, checkpoint });
 }
 
-/** Renders and launches one job row, then hands it to the monitor. Shared by training and the sealed evaluation. */
+/**
+ * Places (SSH), renders and launches one job row, then hands it to the monitor. Shared by training
+ * and the sealed evaluation. A job that waits for GPUs answers WAITING_FOR_GPU; one that can never
+ * be placed fails with the reason.
+ */
 export async function launchJob(
   deps: LoopDeps,
-  input: { jobId: string; kind: "train" | "eval"; branchId: string; checkpoint: string | undefined },
+  input: { jobId: string; kind: "train" | "eval"; branchId: string; checkpoint: StoredCheckpoint | null | undefined },
 ): Promise<string> {
-  const { db, executor } = deps;
+  const { db } = deps;
   const branch = await db.branch.findUniqueOrThrow({ where: { id: input.branchId }, include: { run: true, recipe: true } });
   const config = runConfigOf(branch.run);
+  let row = await db.job.findUniqueOrThrow({ where: { id: input.jobId } });
+  if (row.executor === "ssh" && row.state === "pending") {
+    // A retry stays where its outputs are; a child goes where its parent's checkpoint is.
+    const pin = row.nodeId ?? input.checkpoint?.nodeId;
+    const placement = await placeOnNode(db, row.id, { gpus: config.resources.gpusPerJob, labels: config.resources.nodeLabels, ...(pin ? { nodeId: pin } : {}) });
+    if (!placement.placed) {
+      if (placement.canWait) return WAITING_FOR_GPU;
+      await failUnplaceable(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: placement.reason });
+      return `cannot be placed: ${placement.reason}`;
+    }
+    row = await db.job.findUniqueOrThrow({ where: { id: input.jobId } });
+  }
+  const executor = await deps.executors.forJob(row);
   const workDir = executor.workDirFor(input.jobId);
   const remaining = Math.max(1, config.budget.gpuSeconds - branch.run.gpuSecondsUsed);
   const job = buildJob(config, {
@@ -58,13 +88,20 @@ export async function launchJob(
     branchId: branch.id,
     branchVersion: branch.version,
     recipe: JSON.parse(branch.recipe.canonical) as Record<string, unknown>,
-    checkpoint: input.checkpoint,
+    checkpoint: input.checkpoint?.path,
     workDir,
     maxSeconds: remaining,
   });
   const rendered = deps.adapters[config.adapter].render(job);
-  const { attempts } = await db.job.findUniqueOrThrow({ where: { id: input.jobId }, select: { attempts: true } });
-  const handle = await executor.launch({ jobId: input.jobId, attempt: attempts + 1, ...rendered, gpus: config.resources.gpusPerJob, deadlineSeconds: Math.ceil(remaining) });
+  const env = row.gpuIndexes.length > 0 ? { CUDA_VISIBLE_DEVICES: row.gpuIndexes.join(","), ...rendered.env } : rendered.env;
+  const handle = await executor.launch({
+    jobId: input.jobId,
+    attempt: row.attempts + 1,
+    ...rendered,
+    env,
+    gpus: config.resources.gpusPerJob,
+    deadlineSeconds: Math.ceil(remaining),
+  });
   await db.$transaction(async (tx) => {
     await tx.job.update({
       where: { id: input.jobId },
@@ -75,10 +112,20 @@ export async function launchJob(
       branchId: branch.id,
       type: "dispatch",
       actor: "system",
-      payload: { jobId: input.jobId, kind: input.kind, executor: handle.executor, adapter: config.adapter, workDir: handle.workDir },
+      payload: { jobId: input.jobId, kind: input.kind, executor: handle.executor, adapter: config.adapter, workDir: handle.workDir, nodeId: row.nodeId, gpuIndexes: row.gpuIndexes },
     });
   });
   await deps.producer.enqueue(QueueName.Monitor, { runId: branch.runId, branchId: branch.id, jobId: input.jobId }, { delay: deps.monitorEveryMs });
-  deps.log(`dispatch: branch v${branch.version} job ${input.jobId} (${input.kind}) → ${handle.workDir}`);
+  deps.log(`dispatch: branch v${branch.version} job ${input.jobId} (${input.kind}) → ${handle.executor}:${handle.workDir}`);
   return "launched";
+}
+
+async function failUnplaceable(deps: LoopDeps, input: { jobId: string; kind: "train" | "eval"; runId: string; branchId: string; reason: string }): Promise<void> {
+  const message = `${input.reason}: add or enable a node (\`evotrainer nodes sync\`) or change the run's resources`;
+  await deps.db.$transaction(async (tx) => {
+    await tx.job.update({ where: { id: input.jobId }, data: { state: "failed", failureClass: "config_error", message, finishedAt: new Date() } });
+    if (input.kind === "train") await tx.branch.update({ where: { id: input.branchId }, data: { status: "failed" } });
+    await recordEvent(tx, { runId: input.runId, branchId: input.branchId, type: "failure", actor: "system", payload: { jobId: input.jobId, kind: input.kind, failureClass: "config_error", message } });
+  });
+  if (input.kind === "train") await advanceRun(deps, input.runId);
 }

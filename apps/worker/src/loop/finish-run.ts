@@ -37,10 +37,11 @@ export async function finishRun(deps: LoopDeps, runId: string, reason: string): 
     const existing = await tx.job.findFirst({ where: { branchId: best.id, kind: "eval" } });
     if (existing) return existing;
     await recordEvent(tx, { runId, branchId: best.id, type: "run_finishing", actor: "system", payload: { reason, evaluating: "sealed split", branchVersion: best.version } });
-    return tx.job.create({ data: { branchId: best.id, kind: "eval", executor: "local", adapter: "gym", state: "pending" } });
+    const config = runConfigOf(run);
+    return tx.job.create({ data: { branchId: best.id, kind: "eval", executor: config.executor, adapter: config.adapter, state: "pending" } });
   });
   if (job.state !== "pending") return `sealed evaluation is ${job.state}`;
-  return launchJob(deps, { jobId: job.id, kind: "eval", branchId: best.id, checkpoint: (best.checkpoint as { path?: string } | null)?.path });
+  return launchJob(deps, { jobId: job.id, kind: "eval", branchId: best.id, checkpoint: best.checkpoint as { path?: string; nodeId?: string } | null });
 }
 
 export { budgetExhausted };

@@ -1,5 +1,5 @@
-import { readdir } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readdir, rm } from "node:fs/promises";
+import { join, posix, resolve } from "node:path";
 import { paths, readCheckpoint, readEval, parseContractPath, type EvalResult } from "@evotrainer/contract";
 import { json, recordEvent } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
@@ -7,6 +7,7 @@ import type { JobHandle } from "@evotrainer/executors";
 import { advanceRun } from "./advance-run.ts";
 import type { LoopDeps } from "./deps.ts";
 import { ingestJobOutputs } from "./ingest-outputs.ts";
+import { mirrorOutputs } from "./mirror-outputs.ts";
 import { runConfigOf } from "@evotrainer/core";
 
 const LOG_TAIL_BYTES = 8_000;
@@ -31,11 +32,22 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
   if (job.state !== "running" || !job.externalId || !job.outputUri) return `job is ${job.state}`;
   const { branch } = job;
   const config = runConfigOf(branch.run);
+  const executor = await deps.executors.forJob(job);
   const handle: JobHandle = { executor: job.executor, externalId: job.externalId, workDir: job.outputUri };
-  const outputDir = `${job.outputUri}/output`;
+  const localDir = deps.executors.localDirFor(job);
+  const outputDir = join(localDir, "output");
 
   // Observe first: once a job has ended its files are complete, so this pass ingests all of them.
-  const observation = await deps.executor.observe(handle);
+  const observation = await executor.observe(handle);
+  if (job.executor !== "local") {
+    try {
+      await mirrorOutputs(executor, handle, localDir);
+    } catch (error) {
+      // While the job runs a failed pull costs nothing: the next pass resumes where the mirror ends.
+      if (observation.state !== "running") throw error;
+      deps.log(`monitor: job ${job.id}: could not pull its outputs yet (${(error as Error).message})`);
+    }
+  }
   const recipe = JSON.parse(branch.recipe.canonical) as { algo: { maxResponseTokens: number } };
   const ingested = await ingestJobOutputs(deps, {
     runId: branch.runId,
@@ -61,7 +73,7 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
     case "running":
       return "running";
     case "succeeded":
-      return job.kind === "train" ? trainingSucceeded(deps, job.id, outputDir) : sealedEvaluationSucceeded(deps, job.id, outputDir);
+      return job.kind === "train" ? trainingSucceeded(deps, job, outputDir) : sealedEvaluationSucceeded(deps, job.id, outputDir);
     case "cancelled":
       await db.$transaction([
         db.job.update({ where: { id: job.id }, data: { state: "cancelled", finishedAt: now } }),
@@ -70,12 +82,16 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
       await advanceRun(deps, branch.runId);
       return "cancelled";
     case "failed": {
-      const logTail = await deps.executor.logTail(handle, LOG_TAIL_BYTES);
+      const logTail = await executor.logTail(handle, LOG_TAIL_BYTES);
       const failure = { failureClass: observation.failureClass, exitCode: observation.exitCode, message: observation.message };
       if (observation.retriable && job.attempts < job.maxAttempts && job.kind === "train") {
         const delay = 1_000 * 2 ** job.attempts;
+        // A lost node's files are gone with it: the retry is placed anew and its outputs pulled from the start.
+        const moved = observation.failureClass === "node_lost";
+        if (moved) await rm(localDir, { recursive: true, force: true });
         await db.$transaction(async (tx) => {
-          await tx.job.update({ where: { id: job.id }, data: { state: "pending", externalId: null, ...failure, logTail } });
+          await tx.job.update({ where: { id: job.id }, data: { state: "pending", externalId: null, ...failure, logTail, ...(moved ? { nodeId: null, gpuIndexes: [] } : {}) } });
+          if (moved) await tx.ingestCursor.deleteMany({ where: { jobId: job.id } });
           await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "job_retry", actor: "system", payload: { jobId: job.id, attempt: job.attempts, retryInMs: delay, ...failure } });
         });
         await deps.producer.enqueue(QueueName.Dispatch, { runId: branch.runId, branchId: branch.id }, { delay });
@@ -93,14 +109,21 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
   }
 }
 
-async function trainingSucceeded(deps: LoopDeps, jobId: string, outputDir: string): Promise<string> {
+/** Where a checkpoint is for the job that resumes from it: on this machine, or on the node that wrote it. */
+function checkpointLocation(job: { executor: string; nodeId: string | null; outputUri: string | null }, outputDir: string, relative: string) {
+  if (job.executor === "local") return { path: resolve(outputDir, relative) };
+  return { path: posix.resolve(job.outputUri!, "output", relative), ...(job.nodeId ? { nodeId: job.nodeId } : {}) };
+}
+
+async function trainingSucceeded(deps: LoopDeps, ended: { id: string; executor: string; nodeId: string | null; outputUri: string | null }, outputDir: string): Promise<string> {
   const { db } = deps;
   const checkpoint = await readCheckpoint(outputDir);
+  const jobId = ended.id;
   const job = await db.$transaction(async (tx) => {
     const job = await tx.job.update({ where: { id: jobId }, data: { state: "succeeded", finishedAt: new Date(), exitCode: 0 }, include: { branch: true } });
     await tx.branch.update({
       where: { id: job.branchId },
-      data: { status: "evaluating", checkpoint: checkpoint ? json({ ...checkpoint, path: resolve(outputDir, checkpoint.path) }) : undefined },
+      data: { status: "evaluating", checkpoint: checkpoint ? json({ ...checkpoint, ...checkpointLocation(ended, outputDir, checkpoint.path) }) : undefined },
     });
     const rollouts = await tx.rollout.count({ where: { branchId: job.branchId } });
     await recordEvent(tx, { runId: job.branch.runId, branchId: job.branchId, type: "training_finished", actor: "system", payload: { jobId, rollouts, gpuSeconds: job.gpuSeconds } });

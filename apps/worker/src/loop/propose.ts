@@ -1,4 +1,4 @@
-import { FACTOR_PATTERNS, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label } from "@evotrainer/core";
+import { FACTOR_PATTERNS, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
 import { json, loadLastTrainSteps, recordEvent, storeRecipe } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { budgetExhausted } from "./budget.ts";
@@ -8,6 +8,9 @@ import { budgetUsed, finishRun } from "./finish-run.ts";
 import { harnessCheck } from "./harness-check.ts";
 import { lastTrainerMetrics } from "./last-trainer-metrics.ts";
 import { loadLineage } from "./lineage.ts";
+import { registerLlmDetectors } from "./llm-detectors.ts";
+import { loadProposalHistory } from "./proposal-history.ts";
+import { roundProposals } from "./round-proposals.ts";
 import { loadSkills } from "./skills.ts";
 
 /**
@@ -43,7 +46,7 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
 
   const slots = Math.min(config.search.keep, config.budget.branches - used.branches);
   const locked = lockedEvaluationOf(config);
-  const proposals = await deps.proposerFor(locked).propose({
+  const input: ProposerInput = {
     domain: config.domain,
     report,
     recipe: parentRecipe,
@@ -52,6 +55,15 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
     skills: await loadSkills(db, run.organizationId),
     k: config.search.proposals,
     ...(revision ? { revision: revision.instructions ?? revision.reason } : {}),
+  };
+  const { interventions: proposals, detectors } = await roundProposals(deps, {
+    runId: run.id,
+    branchId: parent.id,
+    round: payload.round,
+    config,
+    locked,
+    input,
+    context: async () => ({ rollouts, labels, ...(await loadProposalHistory(db, run.id)) }),
   });
   const planned = planRound({
     parentRecipe,
@@ -99,7 +111,13 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
         branchId: parent.id,
         type: p.status === "rejected" ? "proposal_rejected" : "proposal",
         actor: p.intervention.provenance.kind,
-        payload: json({ interventionId: intervention.id, factor: p.intervention.factor, hypothesis: p.intervention.hypothesis, ...(p.status === "rejected" ? { reason: p.reason, message: p.message } : {}) }),
+        payload: json({
+          interventionId: intervention.id,
+          factor: p.intervention.factor,
+          hypothesis: p.intervention.hypothesis,
+          ...(p.intervention.provenance.ref !== undefined ? { proposedBy: p.intervention.provenance.ref } : {}),
+          ...(p.status === "rejected" ? { reason: p.reason, message: p.message } : {}),
+        }),
       });
       if (p.status !== "backtested") continue;
       await tx.backtest.create({
@@ -124,6 +142,7 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   });
 
   if (created === null) return `round ${payload.round} was proposed concurrently`;
+  if (detectors.length > 0) await registerLlmDetectors(deps, { runId: run.id, round: payload.round, detectors });
   if (created.length === 0) return finishRun(deps, run.id, "the proposer found no new intervention to try");
   for (const branchId of created) await deps.producer.enqueue(QueueName.Dispatch, { runId: run.id, branchId });
   deps.log(`propose: run ${run.id} round ${payload.round}: ${planned.length} proposals, ${created.length} branch(es)`);
