@@ -27,7 +27,7 @@ describe("local executor (real child processes)", () => {
       jobId: "ok1",
       attempt: 1,
       command: sh('cat job.json; echo "to stderr" >&2; test "$EVO_JOB_DIR" = "$PWD"'),
-      env: {},
+      env: {}, gpus: 0, deadlineSeconds: 600,
       files: { "job.json": '{"contract":"evo.job/v1"}' },
     });
     expect(await settle(handle)).toEqual({ state: "succeeded" });
@@ -42,23 +42,29 @@ describe("local executor (real child processes)", () => {
     [75, "preempted", true],
     [1, "crash", true],
   ] as const)("classifies exit code %i as %s (retriable: %s)", async (code, failureClass, retriable) => {
-    const handle = await executor.launch({ jobId: `exit${code}`, attempt: 1, command: sh(`echo boom; exit ${code}`), env: {}, files: {} });
+    const handle = await executor.launch({ jobId: `exit${code}`, attempt: 1, command: sh(`echo boom; exit ${code}`), env: {}, gpus: 0, deadlineSeconds: 600, files: {} });
     expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: code, failureClass, retriable });
   });
 
-  it("reads a SIGKILL it did not send as OOM, not retriable", async () => {
-    const handle = await executor.launch({ jobId: "oom1", attempt: 1, command: sh("kill -9 $$"), env: {}, files: {} });
-    expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: 137, failureClass: "oom", retriable: false, message: "killed by SIGKILL" });
+  it("reads a SIGKILL it did not send as OOM, retriable (on a shared node a neighbour may be the cause)", async () => {
+    const handle = await executor.launch({ jobId: "oom1", attempt: 1, command: sh("kill -9 $$"), env: {}, gpus: 0, deadlineSeconds: 600, files: {} });
+    expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: 137, failureClass: "oom", retriable: true, message: "killed by SIGKILL" });
+  });
+
+  it("reads a CUDA out-of-memory error in the log as gpu_oom, not retriable", async () => {
+    const line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB";
+    const handle = await executor.launch({ jobId: "gpuoom1", attempt: 1, command: sh(`echo '${line}' >&2; exit 1`), env: {}, gpus: 0, deadlineSeconds: 600, files: {} });
+    expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: 1, failureClass: "gpu_oom", retriable: false, message: line });
   });
 
   it("prefers the failure class and message the trainer wrote to status.json", async () => {
     const status = JSON.stringify({ state: "failed", exitCode: 3, failureClass: "data_error", lastStep: 4, message: "reward function raised on task 17" });
-    const handle = await executor.launch({ jobId: "status1", attempt: 1, command: sh(`printf '%s' '${status}' > output/status.json; exit 3`), env: {}, files: {} });
+    const handle = await executor.launch({ jobId: "status1", attempt: 1, command: sh(`printf '%s' '${status}' > output/status.json; exit 3`), env: {}, gpus: 0, deadlineSeconds: 600, files: {} });
     expect(await settle(handle)).toMatchObject({ failureClass: "data_error", retriable: false, message: "reward function raised on task 17" });
   });
 
   it("cancels the whole process group, children included", async () => {
-    const handle = await executor.launch({ jobId: "cancel1", attempt: 1, command: sh("sleep 30 & echo $! > child.pid; sleep 30"), env: {}, files: {} });
+    const handle = await executor.launch({ jobId: "cancel1", attempt: 1, command: sh("sleep 30 & echo $! > child.pid; sleep 30"), env: {}, gpus: 0, deadlineSeconds: 600, files: {} });
     let childPid = NaN;
     for (let i = 0; i < 200 && !(childPid > 0); i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));
@@ -72,14 +78,14 @@ describe("local executor (real child processes)", () => {
   });
 
   it("finds a job again from its handle after a restart of the control plane", async () => {
-    const handle = await executor.launch({ jobId: "restart1", attempt: 1, command: sh("sleep 0.3; exit 75"), env: {}, files: {} });
+    const handle = await executor.launch({ jobId: "restart1", attempt: 1, command: sh("sleep 0.3; exit 75"), env: {}, gpus: 0, deadlineSeconds: 600, files: {} });
     const afterRestart = new LocalExecutor(jobsDir);
     expect(await afterRestart.observe(handle)).toEqual({ state: "running" });
     expect(await settle(handle, afterRestart)).toMatchObject({ failureClass: "preempted", retriable: true });
   });
 
   it("adopts an attempt that is already running instead of starting it twice, and relaunches a retry", async () => {
-    const spec = { jobId: "adopt1", attempt: 1, command: sh("echo started >> starts; sleep 0.3; exit 75"), env: {}, files: {} };
+    const spec = { jobId: "adopt1", attempt: 1, command: sh("echo started >> starts; sleep 0.3; exit 75"), env: {}, gpus: 0, deadlineSeconds: 600, files: {} };
     const first = await executor.launch(spec);
     const again = await executor.launch(spec);
     expect(again).toEqual(first);
@@ -91,7 +97,7 @@ describe("local executor (real child processes)", () => {
   });
 
   it("reads output files by byte offset for incremental ingest", async () => {
-    const handle = await executor.launch({ jobId: "read1", attempt: 1, command: sh("printf 'abcdef' > output/metrics.jsonl"), env: {}, files: {} });
+    const handle = await executor.launch({ jobId: "read1", attempt: 1, command: sh("printf 'abcdef' > output/metrics.jsonl"), env: {}, gpus: 0, deadlineSeconds: 600, files: {} });
     await settle(handle);
     expect((await executor.readFrom(handle, "output/metrics.jsonl", 2, 3)).toString()).toBe("cde");
     expect((await executor.readFrom(handle, "output/missing.jsonl", 0, 3)).length).toBe(0);
@@ -99,6 +105,6 @@ describe("local executor (real child processes)", () => {
 
   it("refuses job ids and files that would escape the jobs directory", async () => {
     expect(() => executor.workDirFor("../etc")).toThrow(/not a safe directory name/);
-    await expect(executor.launch({ jobId: "esc1", attempt: 1, command: sh("true"), env: {}, files: { "../x": "" } })).rejects.toThrow(/outside the job directory/);
+    await expect(executor.launch({ jobId: "esc1", attempt: 1, command: sh("true"), env: {}, gpus: 0, deadlineSeconds: 600, files: { "../x": "" } })).rejects.toThrow(/outside the job directory/);
   });
 });

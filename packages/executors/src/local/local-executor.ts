@@ -2,18 +2,13 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { classifyExit, readStatus } from "@evotrainer/contract";
+import { readStatus } from "@evotrainer/contract";
+import { classifyEndedJob, LOG_TAIL_BYTES } from "../ended-job.ts";
 import type { Executor, JobHandle, JobObservation, LaunchSpec, RemoteFile } from "../executor.ts";
+import { checkJobId, jobFiles, WRAPPER } from "../job-dir.ts";
 import { listFiles, readRange, readTail } from "./read-range.ts";
 
-const LOG = "job.log";
-const EXIT_CODE = "exit_code";
-const CANCELLED = "cancelled";
-
-// The job runs under a shell in its own session (process group) so that a restart of the control
-// plane neither kills it nor loses its exit code: the shell writes the code to a file when the
-// command ends. `$0` is the work dir, `"$@"` the command.
-const WRAPPER = `cd "$0" || exit 2; "$@" >> ${LOG} 2>&1; code=$?; echo $code > ${EXIT_CODE}.tmp && mv ${EXIT_CODE}.tmp ${EXIT_CODE}`;
+const { log: LOG, exitCode: EXIT_CODE, cancelled: CANCELLED } = jobFiles;
 
 /** State letter and process group of a process, from /proc/<pid>/stat ("pid (comm) S ppid pgrp …"). */
 function procStat(pid: number | string): { state: string; pgrp: number } | null {
@@ -48,9 +43,6 @@ function groupAlive(pgid: number): boolean {
   });
 }
 
-// Running these again fails the same way: a bad config, bad data, or a job too big for its memory.
-const notRetriable = new Set(["config_error", "data_error", "oom"]);
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs jobs as child processes on this machine, each in `${jobsDir}/${jobId}`. */
@@ -61,8 +53,7 @@ export class LocalExecutor implements Executor {
   ) {}
 
   workDirFor(jobId: string): string {
-    if (!/^[A-Za-z0-9_-]+$/.test(jobId)) throw new Error(`job id "${jobId}" is not a safe directory name`);
-    return resolve(this.jobsDir, jobId);
+    return resolve(this.jobsDir, checkJobId(jobId));
   }
 
   async launch(spec: LaunchSpec): Promise<JobHandle> {
@@ -70,7 +61,7 @@ export class LocalExecutor implements Executor {
     const adopted = await this.adopt(workDir, spec.attempt);
     if (adopted) return adopted;
     // A retry starts clean of the last attempt's markers; its output dir stays, for resuming.
-    await Promise.all([EXIT_CODE, CANCELLED, "pid"].map((name) => rm(join(workDir, name), { force: true })));
+    await Promise.all([EXIT_CODE, CANCELLED, jobFiles.pid].map((name) => rm(join(workDir, name), { force: true })));
     await mkdir(join(workDir, "output"), { recursive: true });
     for (const [relative, content] of Object.entries(spec.files)) {
       const path = resolve(workDir, relative);
@@ -85,15 +76,15 @@ export class LocalExecutor implements Executor {
     });
     if (child.pid === undefined) throw new Error(`could not start "${spec.command[0]}" for job ${spec.jobId}`);
     child.unref();
-    await writeFile(join(workDir, "attempt"), String(spec.attempt));
-    await writeFile(join(workDir, "pid"), String(child.pid));
+    await writeFile(join(workDir, jobFiles.attempt), String(spec.attempt));
+    await writeFile(join(workDir, jobFiles.pid), String(child.pid));
     return { executor: "local", externalId: String(child.pid), workDir };
   }
 
   /** The handle of this attempt when it was already launched, so a repeated launch starts nothing. */
   private async adopt(workDir: string, attempt: number): Promise<JobHandle | null> {
     const [pid, launched] = await Promise.all(
-      ["pid", "attempt"].map((name) => readFile(join(workDir, name), "utf8").then((text) => Number(text.trim()), () => null)),
+      [jobFiles.pid, jobFiles.attempt].map((name) => readFile(join(workDir, name), "utf8").then((text) => Number(text.trim()), () => null)),
     );
     if (pid == null || launched !== attempt) return null;
     return { executor: "local", externalId: String(pid), workDir };
@@ -101,29 +92,14 @@ export class LocalExecutor implements Executor {
 
   async observe(handle: JobHandle): Promise<JobObservation> {
     const exitFile = join(handle.workDir, EXIT_CODE);
-    const cancelled = existsSync(join(handle.workDir, CANCELLED));
-    if (!existsSync(exitFile)) {
-      if (isAlive(Number(handle.externalId))) return { state: "running" };
-      if (cancelled) return { state: "cancelled" };
-      return {
-        state: "failed",
-        exitCode: null,
-        failureClass: "crash",
-        retriable: true,
-        message: "the job's process is gone without an exit code (machine restart or killed wrapper)",
-      };
-    }
-    const exitCode = Number((await readFile(exitFile, "utf8")).trim());
-    if (exitCode === 0) return { state: "succeeded" };
-    if (cancelled) return { state: "cancelled" };
-
-    const exit = classifyExit(exitCode);
-    const status = await readStatus(join(handle.workDir, "output")).catch(() => null);
-    // A SIGKILL we did not send is what the kernel's OOM killer does; the same job would be killed again.
-    const failureClass = status?.failureClass ?? (exit.oomSuspect ? "oom" : exit.failureClass ?? "crash");
-    const retriable = !notRetriable.has(failureClass);
-    const message = status?.message ?? (exit.signal ? `killed by ${exit.signal}` : `exited with code ${exitCode}`);
-    return { state: "failed", exitCode, failureClass, retriable, message };
+    if (!existsSync(exitFile) && isAlive(Number(handle.externalId))) return { state: "running" };
+    const exitText = await readFile(exitFile, "utf8").catch(() => null);
+    return classifyEndedJob({
+      exitCode: exitText === null ? null : Number(exitText.trim()),
+      cancelled: existsSync(join(handle.workDir, CANCELLED)),
+      status: () => readStatus(join(handle.workDir, "output")).catch(() => null),
+      logTail: () => this.logTail(handle, LOG_TAIL_BYTES),
+    });
   }
 
   list(handle: JobHandle, relativeDir: string): Promise<RemoteFile[]> {

@@ -1,0 +1,265 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SshExecutor, type JobHandle, type JobObservation, type LaunchSpec, type SshExecutorOptions, type SshNode } from "@evotrainer/executors";
+import { startSshd, type Sshd } from "../support/sshd.ts";
+
+const ROLLOUTS = "output/rollouts/train/step_000001.jsonl";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sh = (script: string) => ["sh", "-c", script];
+
+let sshd: Sshd;
+let workRoot: string;
+let executor: SshExecutor;
+// Everything the executors said or threw, checked at the end for the private key.
+const logLines: string[] = [];
+const errorMessages: string[] = [];
+const executors: SshExecutor[] = [];
+
+function nodeWith(overrides: Partial<SshNode> = {}): SshNode {
+  return {
+    name: "test-node",
+    host: "127.0.0.1",
+    port: sshd.port,
+    user: userInfo().username,
+    privateKey: sshd.privateKey,
+    workRoot,
+    ...overrides,
+  };
+}
+
+function newExecutor(options: SshExecutorOptions = {}, node: Partial<SshNode> = {}): SshExecutor {
+  const created = new SshExecutor(nodeWith(node), {
+    cancelGraceMs: 2_000,
+    reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+    log: (line) => logLines.push(line),
+    ...options,
+  });
+  executors.push(created);
+  return created;
+}
+
+function spec(jobId: string, command: string[], more: Partial<LaunchSpec> = {}): LaunchSpec {
+  return { jobId, attempt: 1, command, env: {}, files: {}, gpus: 0, deadlineSeconds: 600, ...more };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof Error)) throw new Error("expected a rejection");
+  errorMessages.push(error.message, String(error.stack));
+  return error.message;
+}
+
+async function settle(handle: JobHandle, using = executor): Promise<JobObservation> {
+  for (let i = 0; i < 150; i++) {
+    const observation = await using.observe(handle);
+    if (observation.state !== "running") return observation;
+    await sleep(100);
+  }
+  throw new Error("job did not finish");
+}
+
+/** Whether `pid` is a live process on this machine (the node is this machine); zombies are gone. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** A job that appends one JSONL line per 100 ms, `lines` in all. */
+const appendLines = (lines: number) =>
+  sh(`mkdir -p output/rollouts/train; for i in $(seq 1 ${lines}); do echo "{\\"line\\":$i}" >> ${ROLLOUTS}; sleep 0.1; done`);
+
+/** Pulls the rollouts file by byte offset while the job runs, as ingest does; calls `onChunk` per new chunk. */
+async function pullWhileRunning(handle: JobHandle, onChunk: (content: Buffer) => void = () => {}) {
+  let content = Buffer.alloc(0);
+  let chunks = 0;
+  const pull = async () => {
+    const file = (await executor.list(handle, "output")).find(({ path }) => path === ROLLOUTS);
+    if (!file || file.size <= content.length) return;
+    content = Buffer.concat([content, await executor.readFrom(handle, ROLLOUTS, content.length, file.size - content.length)]);
+    chunks++;
+    onChunk(content);
+  };
+  let observation = await executor.observe(handle);
+  for (let i = 0; observation.state === "running" && i < 100; i++) {
+    await pull();
+    await sleep(150);
+    observation = await executor.observe(handle);
+  }
+  await pull();
+  const lines = content.toString().trimEnd().split("\n").map((line) => (JSON.parse(line) as { line: number }).line);
+  return { observation, lines, chunks };
+}
+
+beforeAll(async () => {
+  sshd = await startSshd();
+  workRoot = mkdtempSync(join(tmpdir(), "evo-ssh-jobs-"));
+  executor = newExecutor();
+});
+
+afterAll(async () => {
+  await Promise.all(executors.map((each) => each.close()));
+  await sshd?.dispose();
+  rmSync(workRoot, { recursive: true, force: true });
+});
+
+describe("ssh executor (real OpenSSH on 127.0.0.1)", () => {
+  it("runs a job detached, streams its growing output by byte offset, then reports success", async () => {
+    const handle = await executor.launch(spec("stream1", appendLines(15), { files: { "job.json": '{"contract":"evo.job/v1"}' } }));
+    expect(handle).toMatchObject({ executor: "ssh", workDir: join(workRoot, "stream1") });
+    expect(await executor.observe(handle)).toEqual({ state: "running" });
+    const { observation, lines, chunks } = await pullWhileRunning(handle);
+    expect(observation).toEqual({ state: "succeeded" });
+    expect(lines).toEqual(Array.from({ length: 15 }, (_, index) => index + 1));
+    expect(chunks).toBeGreaterThanOrEqual(3);
+    expect(readFileSync(join(workRoot, "stream1", "job.json"), "utf8")).toBe('{"contract":"evo.job/v1"}');
+  });
+
+  it("survives dropped SSH sessions: the job completes and the executor reconnects by itself", async () => {
+    const connects = () => logLines.filter((line) => line.endsWith(": connected")).length;
+    const connectsBefore = connects();
+    const handle = await executor.launch(spec("drop1", appendLines(12)));
+    let dropped = false;
+    const { observation, lines } = await pullWhileRunning(handle, (content) => {
+      if (!dropped && content.toString().split("\n").length > 3) {
+        sshd.dropSessions();
+        dropped = true;
+      }
+    });
+    expect(dropped).toBe(true);
+    expect(observation).toEqual({ state: "succeeded" });
+    expect(lines).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+    expect(connects()).toBeGreaterThan(connectsBefore);
+  });
+
+  it("reads a SIGKILL it did not send as OOM, retriable", async () => {
+    const handle = await executor.launch(spec("oom1", sh("kill -9 $$")));
+    expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: 137, failureClass: "oom", retriable: true, message: "killed by SIGKILL" });
+  });
+
+  it("reads a CUDA out-of-memory error in the log as gpu_oom, not retriable", async () => {
+    const line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB";
+    const handle = await executor.launch(spec("gpuoom1", sh(`echo 'Traceback (most recent call last):'; echo '${line}' >&2; exit 1`)));
+    expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: 1, failureClass: "gpu_oom", retriable: false, message: line });
+  });
+
+  it.each([
+    [2, "config_error", false],
+    [3, "data_error", false],
+    [75, "preempted", true],
+    [1, "crash", true],
+  ] as const)("classifies exit code %i as %s (retriable: %s)", async (code, failureClass, retriable) => {
+    const handle = await executor.launch(spec(`exit${code}`, sh(`echo boom; exit ${code}`)));
+    expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: code, failureClass, retriable });
+  });
+
+  it("prefers the failure class and message the trainer wrote to status.json", async () => {
+    const status = JSON.stringify({ state: "failed", exitCode: 1, failureClass: "oom", lastStep: 2, message: "host memory exhausted while packing" });
+    const handle = await executor.launch(spec("status1", sh(`printf '%s' '${status}' > output/status.json; exit 1`)));
+    expect(await settle(handle)).toMatchObject({ exitCode: 1, failureClass: "oom", retriable: true, message: "host memory exhausted while packing" });
+  });
+
+  it("passes arguments and environment through the remote shell literally", async () => {
+    const tricky = `it's "quoted" $HOME \`id\` ; & |`;
+    const handle = await executor.launch(
+      spec("env1", ["sh", "-c", 'printf "%s|%s|%s|%s" "$1" "$WEIRD" "$CUDA_VISIBLE_DEVICES" "$EVO_JOB_DIR" > seen', "sh", tricky], {
+        env: { WEIRD: tricky },
+        gpus: 2,
+      }),
+    );
+    expect(await settle(handle)).toEqual({ state: "succeeded" });
+    expect((await executor.readFrom(handle, "seen", 0, 1_000)).toString()).toBe(`${tricky}|${tricky}|0,1|${handle.workDir}`);
+
+    const chosen = await executor.launch(spec("env2", sh('printf "%s" "$CUDA_VISIBLE_DEVICES" > seen'), { env: { CUDA_VISIBLE_DEVICES: "3" }, gpus: 1 }));
+    await settle(chosen);
+    expect((await executor.readFrom(chosen, "seen", 0, 100)).toString()).toBe("3");
+  });
+
+  it("cancels the whole process group, children included", async () => {
+    const handle = await executor.launch(spec("cancel1", sh("sleep 30 & echo $! > child.pid; sleep 30")));
+    let childPid = NaN;
+    for (let i = 0; i < 100 && !(childPid > 0); i++) {
+      await sleep(50);
+      childPid = Number((await executor.readFrom(handle, "child.pid", 0, 100)).toString().trim() || NaN);
+    }
+    expect(await executor.observe(handle)).toEqual({ state: "running" });
+    expect(alive(childPid)).toBe(true);
+    await executor.cancel(handle);
+    expect(await settle(handle)).toEqual({ state: "cancelled" });
+    expect(alive(childPid)).toBe(false);
+    expect(alive(Number(handle.externalId))).toBe(false);
+  });
+
+  it("adopts an attempt that is already running instead of starting it twice, and relaunches a retry", async () => {
+    const first = await executor.launch(spec("adopt1", sh("echo started >> starts; sleep 0.5; exit 75")));
+    const again = await newExecutor().launch(spec("adopt1", sh("echo started >> starts; sleep 0.5; exit 75")));
+    expect(again).toEqual(first);
+    expect(await settle(first)).toMatchObject({ failureClass: "preempted", retriable: true });
+    const retry = await executor.launch(spec("adopt1", sh("echo started >> starts"), { attempt: 2 }));
+    expect(retry.externalId).not.toBe(first.externalId);
+    expect(await settle(retry)).toEqual({ state: "succeeded" });
+    expect((await executor.readFrom(retry, "starts", 0, 100)).toString()).toBe("started\nstarted\n");
+  });
+
+  it("refuses job ids and paths that would escape the job directory", async () => {
+    expect(() => executor.workDirFor("../etc")).toThrow(/not a safe directory name/);
+    expect(await rejection(executor.launch(spec("esc1", sh("true"), { files: { "../x": "" } })))).toMatch(/outside the job directory/);
+    expect(await rejection(executor.launch(spec("esc2", sh("true"), { files: { "/tmp/x": "" } })))).toMatch(/outside the job directory/);
+    const handle = { executor: "ssh" as const, externalId: "12345", workDir: join(workRoot, "esc1") };
+    expect(await rejection(executor.readFrom(handle, "../../etc/passwd", 0, 10))).toMatch(/outside the job directory/);
+    expect(await rejection(executor.list(handle, ".."))).toMatch(/outside the job directory/);
+  });
+
+  it("says which node failed and what to check when the key is refused or unreadable", async () => {
+    const other = join(workRoot, "other_key");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", other]);
+    const refused = await rejection(newExecutor({}, { privateKey: readFileSync(other, "utf8") }).launch(spec("key1", sh("true"))));
+    expect(refused).toMatch(/ssh node "test-node" \(.*@127\.0\.0\.1:\d+\) unreachable: the server refused the key/);
+    const garbage = `-----BEGIN OPENSSH PRIVATE KEY-----\n${"c2VjcmV0LXNlY3JldC1zZWNyZXQ".repeat(3)}\n-----END OPENSSH PRIVATE KEY-----\n`;
+    const unreadable = await rejection(newExecutor({}, { privateKey: garbage }).launch(spec("key2", sh("true"))));
+    expect(unreadable).toMatch(/private key could not be used/);
+    expect(unreadable).not.toContain("c2VjcmV0");
+  });
+
+  it("keeps a job running while its node is unreachable, calls it lost after a while, and reads its fate on reconnect", async () => {
+    const watcher = newExecutor({ nodeLostAfterMs: 1_000 });
+    const handle = await watcher.launch(spec("lost1", sh("sleep 1.5; echo done > done")));
+    await sshd.stop();
+    expect(await watcher.observe(handle)).toEqual({ state: "running" });
+    expect(await rejection(watcher.readFrom(handle, "done", 0, 10))).toMatch(
+      /ssh node "test-node" \(.*@127\.0\.0\.1:\d+\) unreachable: connection refused: check that sshd runs/,
+    );
+    await sleep(1_100);
+    const lost = await watcher.observe(handle);
+    expect(lost).toMatchObject({ state: "failed", exitCode: null, failureClass: "node_lost", retriable: true });
+    errorMessages.push(lost.state === "failed" ? lost.message : "");
+    await sleep(800); // the job ends while the node is unreachable
+    await sshd.start();
+    let observation = lost;
+    for (let i = 0; i < 50 && observation.state !== "succeeded"; i++) {
+      await sleep(50);
+      observation = await watcher.observe(handle);
+    }
+    expect(observation).toEqual({ state: "succeeded" });
+    expect((await watcher.readFrom(handle, "done", 0, 10)).toString()).toBe("done\n");
+  });
+
+  it("never puts the private key into a log line or an error message", () => {
+    const keyLines = sshd.privateKey.split("\n").filter((line) => line.length >= 16 && !line.startsWith("-----"));
+    expect(keyLines.length).toBeGreaterThan(0);
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(errorMessages.length).toBeGreaterThan(5);
+    for (const text of [...logLines, ...errorMessages]) {
+      for (const keyLine of keyLines) expect(text).not.toContain(keyLine);
+    }
+  });
+});
