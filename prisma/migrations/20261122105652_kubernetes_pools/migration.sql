@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "GpuNode" ADD COLUMN     "pool" JSONB;
