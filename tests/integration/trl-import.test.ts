@@ -4,21 +4,17 @@ import { dirname, join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
-import { readTrlCompletions, trlLogHistoryToContract } from "@evotrainer/adapters";
+import { readTrlRun, trlRunLayout } from "@evotrainer/adapters";
 import { paths } from "@evotrainer/contract";
 import { compileHarness, runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun, loadHarnessVersion } from "@evotrainer/db";
 import { harnessLabeler, ingestRolloutFile } from "@evotrainer/db/ingest";
-import { writeTrlCompletionsParquet } from "../../packages/adapters/src/trl/trl-test-parquet.ts";
+import { writeTrlRunDir } from "../support/trl-run-dir.ts";
 
 const databaseUrl = inject("databaseUrl");
 const db = createDatabase(databaseUrl);
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
 const dir = mkdtempSync(join(tmpdir(), "evo-trl-import-"));
-
-const PROMPT = "Janet’s ducks lay 16 eggs per day. She eats three for breakfast and bakes muffins with four. She sells the rest for $2 each. How much does she make every day?";
-const RIGHT = "Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $18 every day.\n#### 18";
-const NO_ANSWER = "Janet sells the eggs that are left over and earns two dollars for each of them every day.";
 
 describe("importing a TRL run", () => {
   afterAll(async () => {
@@ -28,24 +24,12 @@ describe("importing a TRL run", () => {
   });
 
   it("turns TRL's completion parquet files and log history into labelled rollouts and metric series of a branch", async () => {
-    // A TRL output dir: completions/completions_{step:05d}.parquet in GRPOTrainer's column layout
-    // (step as a string, prompt, completion, one column per reward function, advantage); step 2
-    // logs step 1's generation batch again, as TRL does between generations.
-    const completions = join(dir, "trl", "completions");
-    mkdirSync(completions, { recursive: true });
-    const batch = (step: number) =>
-      [RIGHT, NO_ANSWER, RIGHT, NO_ANSWER].map((completion) => ({
-        prompt: step === 3 ? `${PROMPT} (again)` : PROMPT,
-        completion,
-        rewards: { accuracy_reward: completion === RIGHT ? 1 : 0, format_reward: completion === RIGHT ? 1 : 0 },
-        advantage: completion === RIGHT ? 0.87 : -0.87,
-      }));
-    writeTrlCompletionsParquet(join(completions, "completions_00001.parquet"), 1, batch(1));
-    writeTrlCompletionsParquet(join(completions, "completions_00002.parquet"), 2, batch(1));
-    writeTrlCompletionsParquet(join(completions, "completions_00003.parquet"), 3, batch(3));
-    const logHistory = [1, 2, 3].map((step) => ({ step, epoch: step / 100, loss: 0.01, reward: 0.5, kl: step / 1000, entropy: 1 - step / 10, "clip_ratio/region_mean": 0.02 }));
-
-    const steps = await readTrlCompletions(completions, { rewardWeights: { accuracy_reward: 1, format_reward: 0 } });
+    // A TRL output dir in TRL's formats (see writeTrlRunDir): step 2 logs step 1's generation batch again.
+    const trl = join(dir, "trl");
+    writeTrlRunDir(trl);
+    const layout = await trlRunLayout(trl);
+    expect(layout).toEqual({ completionsDir: join(trl, "completions"), trainerStateFile: join(trl, "checkpoint-3", "trainer_state.json") });
+    const { steps, metrics } = await readTrlRun(layout, { rewardWeights: { accuracy_reward: 1, format_reward: 0 } });
     expect(steps.map((s) => s.duplicates)).toEqual([0, 4, 0]);
     const out = join(dir, "contract");
     const files: { file: string; source: string }[] = [];
@@ -74,7 +58,7 @@ describe("importing a TRL run", () => {
     };
     expect(await ingestAll()).toBe(8);
 
-    for (const line of trlLogHistoryToContract(logHistory)) {
+    for (const line of metrics) {
       await db.metricPoint.createMany({
         data: Object.entries(line.data).flatMap(([key, value]) => (value === null ? [] : [{ branchId, step: line.step, name: `trainer/${key}`, value }])),
       });

@@ -4,11 +4,12 @@ import { dirname, join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
-import { readVerlRun } from "@evotrainer/adapters";
+import { readVerlRun, verlRunLayout } from "@evotrainer/adapters";
 import { paths } from "@evotrainer/contract";
 import { compileHarness, runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun, loadHarnessVersion } from "@evotrainer/db";
 import { harnessLabeler, ingestRolloutFile } from "@evotrainer/db/ingest";
+import { writeVerlRunDir } from "../support/verl-run-dir.ts";
 
 const databaseUrl = inject("databaseUrl");
 const db = createDatabase(databaseUrl);
@@ -19,19 +20,6 @@ const write = (file: string, text: string) => {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text);
 };
-// Python's json.dumps(entry, ensure_ascii=False), one object per line, as verl's _dump_generations writes.
-const pyDumps = (value: unknown): string =>
-  Array.isArray(value)
-    ? `[${value.map(pyDumps).join(", ")}]`
-    : typeof value === "object" && value !== null
-      ? `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pyDumps(v)}`).join(", ")}}`
-      : JSON.stringify(value);
-const pyJsonl = (rows: object[]) => `${rows.map(pyDumps).join("\n")}\n`;
-
-const PROMPT = "<|im_start|>user\nJanet’s ducks lay 16 eggs per day. She eats three for breakfast every morning and bakes muffins for her friends every day with four. She sells the remainder at the farmers' market daily for $2 per fresh duck egg. How much in dollars does she make every day at the farmers' market? Let's think step by step and output the final answer after \"####\".<|im_end|>\n<|im_start|>assistant\n";
-const RIGHT = "Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $18 every day at the farmer’s market.\n#### 18";
-const WRONG = "Janet has 16 - 3 = 13 eggs left.\nShe makes 13 * 2 = $26 every day.\n#### 26";
-const NO_ANSWER = "Janet sells the eggs that are left over and earns two dollars for each of them every day.";
 
 describe("importing a verl run", () => {
   afterAll(async () => {
@@ -41,28 +29,21 @@ describe("importing a verl run", () => {
   });
 
   it("turns verl's dumps and file-logger metrics into labelled rollouts and metric series of a branch", async () => {
-    // A verl run directory: v1 training dumps (uid = {sample}_{rollout}_{output}), a validation dump
-    // with reward extras, and the file logger's lines (one with a NaN, as Python writes it).
+    // A verl run directory in verl's formats (see writeVerlRunDir), with the reward wrapper's side file.
     const verl = join(dir, "verl-run");
-    for (const step of [1, 2, 3]) {
-      const rows: object[] = [RIGHT, WRONG, NO_ANSWER, RIGHT].map((output, rollout) => ({ input: PROMPT, output, gts: "18", score: output === RIGHT ? 1 : 0, step, uid: `0_${rollout}_0` }));
-      let text = pyJsonl(rows);
-      if (step === 2) text += `{"input": "p", "output": "o", "gts": "1", "score": NaN, "step": 2, "uid": "1_0_0"}\n`;
-      write(join(verl, "rollouts", `${step}.jsonl`), text);
-    }
-    write(join(verl, "validation", "3.jsonl"), pyJsonl([
-      { input: PROMPT, output: RIGHT, gts: "18", score: 1, step: 3, acc: true, pred: "18" },
-      { input: PROMPT, output: WRONG, gts: "18", score: 0, step: 3, acc: false, pred: "26" },
-    ]));
-    write(join(verl, "metrics.jsonl"), [1, 2, 3].map((step) =>
-      `{"step": ${step}, "data": {"actor/entropy": ${1 - step / 10}, "actor/kl_loss": ${step / 1000}, "critic/score/mean": ${step / 4}, "actor/grad_norm": ${step === 2 ? "NaN" : 0.5}}}`).join("\n") + "\n");
+    writeVerlRunDir(verl);
 
     // Convert to the contract's files, as the importer and the verl executor do.
-    const run = await readVerlRun({ rolloutDataDir: join(verl, "rollouts"), validationDataDir: join(verl, "validation"), metricsFile: join(verl, "metrics.jsonl") });
+    const layout = await verlRunLayout(verl);
+    expect(layout).toEqual({
+      rolloutDataDir: join(verl, "rollouts"), validationDataDir: join(verl, "validation"), metricsFile: join(verl, "metrics.jsonl"), rewardComponentsFile: join(verl, "reward_components.jsonl"),
+    });
+    const run = await readVerlRun(layout);
+    // The line cut short is reported with its place; the importer quarantines it.
+    expect(run.rollouts.flatMap((s) => s.unreadable.map((u) => [s.file, u.lineNumber]))).toEqual([[join(verl, "rollouts", "1.jsonl"), 5]]);
     const out = join(dir, "contract");
     const files: { file: string; source: string }[] = [];
-    for (const { split, step, rollouts, unreadable } of run.rollouts) {
-      expect(unreadable).toEqual([]);
+    for (const { split, step, rollouts } of run.rollouts) {
       const file = paths(out).rolloutsFile(split === "train" ? "train" : "eval", step);
       write(file, rollouts.map((r) => JSON.stringify(r)).join("\n") + "\n");
       files.push({ file, source: `rollouts/${split === "train" ? "train" : "eval"}/step_${step}.jsonl` });
@@ -114,6 +95,10 @@ describe("importing a verl run", () => {
     expect(group.map((r) => r.sample)).toEqual([0, 1, 2, 3]);
     expect(new Set(group.map((r) => r.groupId)).size).toBe(1);
     expect(group.map((r) => r.reward)).toEqual([1, 0, 0, 1]);
+    // The training dumps hold only the score; the components come from the reward wrapper's side file.
+    expect(group.map((r) => r.rewardComponents)).toEqual([
+      { correctness: 1, format: 1 }, { correctness: 0, format: 1 }, { correctness: 0, format: 0 }, { correctness: 1, format: 1 },
+    ]);
 
     const series = async (name: string) =>
       (await db.metricPoint.findMany({ where: { branchId, name }, orderBy: { step: "asc" } })).map((p) => [p.step, p.value]);

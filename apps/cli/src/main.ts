@@ -1,4 +1,5 @@
 import { decideCommand } from "./commands/decide.ts";
+import { importCommand } from "./commands/import.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { nodesCommand } from "./commands/nodes.ts";
 import { quickstart } from "./commands/quickstart.ts";
@@ -14,6 +15,7 @@ commands:
   report <runId> [--json]                     the branch tree with interventions, verdicts, decisions, labels, skills, sealed result
   decide <branchId> approve|revise|veto --note "…"   decide on a branch awaiting a person
   ingest <file.jsonl> --branch <branchId>     load rollouts into a branch, labelled by its run's harness; bad lines are quarantined
+  import verl|trl <dir> (--run <runId> | --config <run.yaml>) [--json]   turn an existing verl or TRL run directory into a branch: labelled rollouts, trainer metrics
   nodes sync <compute.yaml> | nodes list [--json]   register GPU nodes reached over SSH (keys by path, env var, or sealed under EVO_MASTER_KEY)`;
 
 const [command, ...args] = process.argv.slice(2);
@@ -34,6 +36,9 @@ try {
       break;
     case "ingest":
       process.exitCode = await ingestCommand(args);
+      break;
+    case "import":
+      process.exitCode = await importCommand(args);
       break;
     case "nodes":
       process.exitCode = await nodesCommand(args);

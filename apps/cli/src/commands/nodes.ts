@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { createDatabase, listGpuNodes, upsertGpuNode, type GpuNodeSummary, type SshKeySource } from "@evotrainer/db";
+import { createDatabase, listGpuNodes, upsertGpuNode, upsertKubernetesPool, type GpuNodeSummary, type SshKeySource } from "@evotrainer/db";
 import type { SshNodeConfig } from "@evotrainer/executors";
 import { readComputeConfig } from "../config-files.ts";
 import { loadCliEnv } from "../env.ts";
@@ -9,7 +9,7 @@ import { loadCliEnv } from "../env.ts";
 const usage = "usage: evotrainer nodes sync <compute.yaml> | evotrainer nodes list [--json]";
 
 /**
- * `evotrainer nodes sync <compute.yaml>` makes the database's GPU nodes what the file says (nodes
+ * `evotrainer nodes sync <compute.yaml>` makes the database's GPU nodes and Kubernetes pools what the file says (entries
  * missing from it are disabled, not deleted: jobs refer to them); `nodes list` shows them, never a key.
  */
 export async function nodesCommand(args: string[]): Promise<number> {
@@ -23,9 +23,10 @@ export async function nodesCommand(args: string[]): Promise<number> {
       const path = resolve(file!);
       const config = readComputeConfig(path);
       for (const node of config.nodes) await upsertGpuNode(db, { ...node, key: await keySource(node, dirname(path)) });
-      const names = config.nodes.map((n) => n.name);
-      const disabled = await db.gpuNode.updateMany({ where: { executor: "ssh", name: { notIn: names }, enabled: true }, data: { enabled: false } });
-      console.log(`nodes: ${names.length} synced from ${file}${disabled.count > 0 ? `, ${disabled.count} not in it disabled` : ""}`);
+      for (const pool of config.pools) await upsertKubernetesPool(db, pool);
+      const names = [...config.nodes, ...config.pools].map((n) => n.name);
+      const disabled = await db.gpuNode.updateMany({ where: { name: { notIn: names }, enabled: true }, data: { enabled: false } });
+      console.log(`nodes: ${config.nodes.length} SSH node(s) and ${config.pools.length} Kubernetes pool(s) synced from ${file}${disabled.count > 0 ? `, ${disabled.count} not in it disabled` : ""}`);
     }
     const nodes = await listGpuNodes(db);
     const busy = await db.job.findMany({ where: { state: { in: ["submitted", "running"] }, nodeId: { not: null } }, select: { nodeId: true, gpuIndexes: true } });
@@ -53,6 +54,10 @@ async function keySource(node: SshNodeConfig, base: string): Promise<SshKeySourc
 }
 
 function describe(node: GpuNodeSummary, gpusInUse: number): string {
+  if (node.executor === "kubernetes") {
+    const pool = node.pool as { namespace: string; image: string };
+    return [node.name.padEnd(16), `kubernetes ${pool.namespace}`.padEnd(32), pool.image, node.enabled ? "" : "(disabled)"].join("  ").trimEnd();
+  }
   const labels = Object.entries(node.labels as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(",") || "-";
   return [node.name.padEnd(16), `${node.user}@${node.host}:${node.port}`.padEnd(32), `${gpusInUse}/${node.gpuCount} GPUs in use`.padEnd(18), `key: ${node.keySource}`.padEnd(12), labels, node.enabled ? "" : "(disabled)"].join("  ").trimEnd();
 }

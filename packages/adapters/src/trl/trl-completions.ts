@@ -104,7 +104,7 @@ const COMPLETIONS_FILE = /^completions_(\d+)\.parquet$/;
 export async function readTrlCompletions(
   dir: string,
   options: Omit<TrlCompletionsOptions, "step"> = {},
-): Promise<{ step: number; rollouts: Rollout[]; duplicates: number }[]> {
+): Promise<{ step: number; file: string; rollouts: Rollout[]; duplicates: number }[]> {
   const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return [] as string[];
     throw error;
@@ -115,9 +115,10 @@ export async function readTrlCompletions(
   });
   files.sort((a, b) => a.step - b.step);
   let previous = new Set<string>();
-  const out: { step: number; rollouts: Rollout[]; duplicates: number }[] = [];
+  const out: { step: number; file: string; rollouts: Rollout[]; duplicates: number }[] = [];
   for (const { name, step } of files) {
-    const rows = (await parquetReadObjects({ file: await asyncBufferFromFile(join(dir, name)) })) as TrlCompletionRow[];
+    const file = join(dir, name);
+    const rows = (await parquetReadObjects({ file: await asyncBufferFromFile(file) })) as TrlCompletionRow[];
     const nth = new Map<string, number>();
     const keys = rows.map((row) => {
       const base = trlRowKey(row, 0);
@@ -126,7 +127,7 @@ export async function readTrlCompletions(
       return trlRowKey(row, n);
     });
     const repeat = rows.length > 0 && keys.every((key) => previous.has(key));
-    out.push({ step, rollouts: repeat ? [] : trlCompletionsToRollouts(rows, { ...options, step }), duplicates: repeat ? rows.length : 0 });
+    out.push({ step, file, rollouts: repeat ? [] : trlCompletionsToRollouts(rows, { ...options, step }), duplicates: repeat ? rows.length : 0 });
     if (!repeat) previous = new Set(keys);
   }
   return out;

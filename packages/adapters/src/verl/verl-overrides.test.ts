@@ -37,7 +37,7 @@ function job(recipe: Recipe, changes: Partial<Job> = {}): Job {
     },
     budget: { maxSeconds: 3600, maxSteps: 40, gpuCount: 8 },
     seed: 42,
-    outputDir: "/runs/run-1/job-3",
+    outputDir: "/runs/run-1/job-3/output",
     adapter: { trainFiles: ["/data/gsm8k/train.parquet"], rolloutEngine: "vllm", rewardFunction: { path: "/opt/reward.py" } },
     ...changes,
   });
@@ -62,6 +62,7 @@ describe("verlOverrides", () => {
     ["the default GRPO recipe", defaultRecipe(), {}],
     ["PPO with KL in the reward, from a parent checkpoint", ppoWithRewardKl, { policy: { base: "Qwen/Qwen2.5-Math-1.5B", checkpoint: "/runs/run-1/job-2/verl/checkpoints/global_step_20" } }],
     ["Dr. GRPO with dynamic sampling, multi-turn, as an eval job", drGrpoDapo, { kind: "eval", evalSplits: ["sealed"] }],
+    ["the default recipe on two nodes of a Ray cluster", defaultRecipe(), { adapter: { nnodes: 2, rayAddress: "http://head:8265", rolloutEngine: "vllm" } }],
   ];
 
   it.each(recipes)("renders only keys that exist in verl's trainer config: %s", (_name, recipe, changes) => {
@@ -98,11 +99,11 @@ describe("verlOverrides", () => {
       "data.train_files": "[/data/gsm8k/train.parquet]",
       "data.val_files": "/data/gsm8k/promotion.parquet",
       "actor_rollout_ref.rollout.val_kwargs.n": "4",
-      "reward.custom_reward_function.path": "/opt/reward.py",
+      "reward.custom_reward_function.path": "/runs/run-1/job-3/evo_reward.py",
       "reward.custom_reward_function.name": "compute_score",
       "trainer.logger": "[console,file]",
-      "trainer.rollout_data_dir": "/runs/run-1/job-3/verl/rollouts",
-      "trainer.validation_data_dir": "/runs/run-1/job-3/verl/validation",
+      "trainer.rollout_data_dir": "/runs/run-1/job-3/output/verl/rollouts",
+      "trainer.validation_data_dir": "/runs/run-1/job-3/output/verl/validation",
       "trainer.total_training_steps": "40",
       "trainer.n_gpus_per_node": "8",
       "trainer.project_name": "run-1",
@@ -151,7 +152,48 @@ describe("verlAdapter", () => {
     const rendered = verlAdapter().render(job(defaultRecipe()));
     expect(rendered.command.slice(0, 3)).toEqual(["python3", "-m", "verl.trainer.main_ppo"]);
     expect(rendered.command.slice(3)).toEqual(verlOverrides(defaultRecipe(), job(defaultRecipe())));
-    expect(rendered.env.VERL_FILE_LOGGER_PATH).toBe("/runs/run-1/job-3/metrics.jsonl");
+    expect(rendered.env.VERL_FILE_LOGGER_PATH).toBe("/runs/run-1/job-3/output/metrics.jsonl");
     expect(JSON.parse(rendered.files["job.json"]!).jobId).toBe("job-3");
+  });
+
+  it("ships the reward wrapper in the job's directory and points verl's custom reward function at it", () => {
+    const rendered = verlAdapter().render(job(defaultRecipe()));
+    const o = asMap(rendered.command.slice(3));
+    expect(o.get("reward.custom_reward_function.path")).toBe("/runs/run-1/job-3/evo_reward.py");
+    expect(o.get("reward.custom_reward_function.name")).toBe("compute_score");
+    const wrapper = rendered.files["evo_reward.py"]!;
+    expect(wrapper).toMatch(/^def compute_score\(data_source, solution_str, ground_truth, extra_info=None, \*\*kwargs\):$/m);
+    const config = JSON.parse(JSON.parse(/^CONFIG = json\.loads\((".*")\)$/m.exec(wrapper)![1]!) as string);
+    expect(config).toEqual({
+      domain: "math",
+      weights: { correctness: 1, format: 0 },
+      delegate: { path: "/opt/reward.py", name: "compute_score" },
+      sideFile: "/runs/run-1/job-3/output/verl/reward_components.jsonl",
+    });
+  });
+
+  it("refuses a reward component that has no built-in and no reward module to compute it", () => {
+    const recipe = recipeSchema.parse({ ...defaultRecipe(), reward: { ...defaultRecipe().reward, components: { correctness: { weight: 1 }, tests_pass: { weight: 0.5 } } } });
+    expect(() => verlAdapter().render(job(recipe, { adapter: { rolloutEngine: "vllm" } }))).toThrow(/reward\.components\.tests_pass/);
+    expect(verlAdapter().render(job(recipe)).files["evo_reward.py"]).toContain("tests_pass");
+  });
+
+  it("submits a job that spans several nodes to the Ray cluster, with its environment and without its outputs", () => {
+    const multiNode = job(defaultRecipe(), { adapter: { nnodes: 2, rayAddress: "http://head:8265", rolloutEngine: "vllm" } });
+    const { command, env } = verlAdapter().render(multiNode);
+    const separator = command.indexOf("--");
+    expect(command.slice(0, separator)).toEqual([
+      "ray", "job", "submit", "--address", "http://head:8265", "--working-dir", "/runs/run-1/job-3", "--runtime-env-json", expect.any(String),
+    ]);
+    expect(JSON.parse(command[separator - 1]!)).toEqual({ env_vars: env, excludes: ["output/"] });
+    expect(command.slice(separator + 1, separator + 4)).toEqual(["python3", "-m", "verl.trainer.main_ppo"]);
+    const o = asMap(command.slice(separator + 4));
+    expect(o.get("trainer.nnodes")).toBe("2");
+    expect(o.get("trainer.n_gpus_per_node")).toBe("4");
+    // Every node runs in the uploaded working dir, so the wrapper is found by a relative path.
+    expect(o.get("reward.custom_reward_function.path")).toBe("evo_reward.py");
+
+    expect(() => verlAdapter().render(job(defaultRecipe(), { adapter: { nnodes: 2 } }))).toThrow(/rayAddress/);
+    expect(() => verlAdapter().render(job(defaultRecipe(), { adapter: { nnodes: 3, rayAddress: "http://head:8265" } }))).toThrow(/8 GPUs do not split evenly over 3 nodes/);
   });
 });

@@ -1,16 +1,27 @@
+import { posix } from "node:path";
 import type { Job } from "@evotrainer/contract";
 import { paths } from "@evotrainer/contract";
 import type { Recipe } from "@evotrainer/core";
 import { UnsupportedFactorError } from "../unsupported-factor.ts";
 import { hydraOverride, type HydraValue } from "./hydra-override.ts";
+import { REWARD_WRAPPER_FILE, REWARD_WRAPPER_FUNCTION } from "./reward-wrapper.ts";
+import { verlNodes } from "./verl-nodes.ts";
 import { verlPaths } from "./verl-paths.ts";
 
 /** Settings of `job.adapter` the verl adapter reads (all optional). */
 export interface VerlJobSettings {
   /** `data.train_files`: parquet file(s) in verl's dataset format. */
   trainFiles?: string | string[];
-  /** `reward.custom_reward_function.{path,name}`: the Python reward function verl calls. */
+  /**
+   * The user's verl reward function (`compute_score(data_source, solution_str, ground_truth,
+   * extra_info)`, a path on the node and a function name). verl calls EvoTrainer's reward wrapper,
+   * which asks this function for the recipe's components it has no built-in for.
+   */
   rewardFunction?: { path: string; name?: string };
+  /** Nodes the job spans (`trainer.nnodes`); above 1 it is submitted to a Ray cluster at `rayAddress`. */
+  nnodes?: number;
+  /** The Ray cluster's job submission address (`ray job submit --address`), for a multi-node job. */
+  rayAddress?: string;
   /** Rollout engine (`actor_rollout_ref.rollout.name`), required by verl: vllm or sglang. */
   rolloutEngine?: string;
   /** Further Hydra overrides, verbatim, applied last (cluster sizing, batch sizes, offload). */
@@ -62,8 +73,8 @@ export function recipeOverrides(recipe: Recipe): [string, HydraValue][] {
   }
   if (reward.overlong.enabled) {
     // The overlong buffer lives in verl's DAPO recipe config (reward_model.overlong_buffer), not in
-    // the PPO trainer's, so it needs a reward wrapper that applies it.
-    throw new UnsupportedFactorError("verl", "reward.overlong", "verl's PPO trainer config has no overlong buffer; it needs a reward wrapper");
+    // the PPO trainer's, and the reward wrapper cannot apply it: compute_score gets text, no token count.
+    throw new UnsupportedFactorError("verl", "reward.overlong", "verl's PPO trainer config has no overlong buffer, and its reward function is not given response lengths");
   }
   return out;
 }
@@ -89,10 +100,8 @@ export function jobOverrides(job: Job): [string, HydraValue][] {
   out.push(["actor_rollout_ref.rollout.val_kwargs.n", protocol.samplesPerTask]);
   out.push(["actor_rollout_ref.rollout.val_kwargs.temperature", protocol.temperature]);
   out.push(["actor_rollout_ref.rollout.val_kwargs.do_sample", protocol.temperature > 0]);
-  if (settings.rewardFunction) {
-    out.push(["reward.custom_reward_function.path", settings.rewardFunction.path]);
-    out.push(["reward.custom_reward_function.name", settings.rewardFunction.name ?? "compute_score"]);
-  }
+  out.push(["reward.custom_reward_function.path", rewardWrapperPath(job)]);
+  out.push(["reward.custom_reward_function.name", REWARD_WRAPPER_FUNCTION]);
   out.push(["data.seed", job.seed]);
   out.push(["actor_rollout_ref.rollout.seed", job.seed]);
   out.push(["trainer.project_name", job.runId]);
@@ -101,8 +110,9 @@ export function jobOverrides(job: Job): [string, HydraValue][] {
   out.push(["trainer.rollout_data_dir", verl.rolloutDataDir]);
   out.push(["trainer.validation_data_dir", verl.validationDataDir]);
   out.push(["trainer.default_local_dir", verl.checkpointsDir]);
-  out.push(["trainer.nnodes", 1]);
-  out.push(["trainer.n_gpus_per_node", job.budget.gpuCount]);
+  const { nnodes, gpusPerNode } = verlNodes(job);
+  out.push(["trainer.nnodes", nnodes]);
+  out.push(["trainer.n_gpus_per_node", gpusPerNode]);
   if (job.kind === "eval") {
     out.push(["trainer.val_only", true]);
     out.push(["trainer.val_before_train", true]);
@@ -129,6 +139,14 @@ export function verlOverrides(recipe: Recipe, job: Job): string[] {
     merged.set(key, value);
   }
   return [...merged].map(([key, value]) => hydraOverride(key, value));
+}
+
+/**
+ * Where verl finds the reward wrapper the adapter ships in the job's directory: there, by absolute
+ * path, on one node; on a Ray cluster, relative to the working dir Ray uploads to every node.
+ */
+export function rewardWrapperPath(job: Job): string {
+  return verlNodes(job).nnodes > 1 ? REWARD_WRAPPER_FILE : posix.join(posix.dirname(job.outputDir), REWARD_WRAPPER_FILE);
 }
 
 /** Where verl's file logger writes: the contract's `metrics.jsonl`, whose shape is the file logger's. */

@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import pg from "pg";
+import type { RunConfig } from "@evotrainer/core";
+import { createDatabase } from "@evotrainer/db";
+import { branchLabeler, ingestFileWithProgress, quarantinedLines } from "../branch-ingest.ts";
+import { loadCliEnv } from "../env.ts";
+import { parseImportArgs } from "../import-options.ts";
+import { importTarget } from "../import-target.ts";
+import { readRunConfig } from "../config-files.ts";
+import { readRunDir } from "../run-dir-source.ts";
+import { stagedRolloutsJsonl } from "../staged-rollouts.ts";
+import { upsertTrainerMetrics } from "../trainer-metric-points.ts";
+
+/**
+ * `evotrainer import verl|trl <dir>`: turns a run a team already has into a branch, so it can be
+ * diagnosed and backtested: its rollouts labelled by the run's harness (bad lines quarantined and
+ * listed at their file and line), its trainer metrics as series. The branch is a new base branch
+ * of `--run`, or the base branch of a run created from `--config`; importing the same directory
+ * again adds only what is new (see importTarget).
+ */
+export async function importCommand(args: string[]): Promise<number> {
+  const options = parseImportArgs(args);
+  const dir = resolve(options.dir);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${options.dir}: no such directory`);
+  let where: { runId: string } | { config: RunConfig };
+  if ("runId" in options.where) where = { runId: options.where.runId };
+  else {
+    const config = readRunConfig(options.where.configFile);
+    if (config.adapter !== options.adapter) {
+      throw new Error(`${options.where.configFile}: the run config says adapter: ${config.adapter}; a run for an imported ${options.adapter} run needs adapter: ${options.adapter}`);
+    }
+    where = { config };
+  }
+  const say = (line: string) => process.stderr.write(`import ${options.adapter}: ${line}\n`);
+
+  say(`reading ${dir}`);
+  const source = await readRunDir(options.adapter, dir, { validationSplit: options.validationSplit, ...(options.rewardWeights ? { rewardWeights: options.rewardWeights } : {}) });
+  for (const [role, path] of Object.entries(source.found)) say(`  ${role}: ${path}`);
+
+  const env = loadCliEnv();
+  const db = createDatabase(env.DATABASE_URL);
+  const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 });
+  const staging = mkdtempSync(join(tmpdir(), "evotrainer-import-"));
+  try {
+    const target = await importTarget(db, { adapter: options.adapter, dir, ...where });
+    say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}`);
+    const { labeler } = await branchLabeler(db, target.branchId);
+    const owner = { runId: target.runId, branchId: target.branchId, jobId: target.jobId };
+
+    const rollouts = { added: 0, alreadyPresent: 0, quarantined: 0, repeatedRows: source.repeatedRows };
+    for (const [i, file] of source.files.entries()) {
+      // Ingest reads JSONL: each trainer file becomes one, line for line (see stagedRolloutsJsonl).
+      const staged = join(staging, `${i}.jsonl`);
+      const text = stagedRolloutsJsonl(file);
+      writeFileSync(staged, text);
+      const label = `import ${options.adapter}: [${i + 1}/${source.files.length}] ${relative(dir, file.source)}`;
+      const result = await ingestFileWithProgress(pool, db, { owner, labeler, file: staged, source: file.source, label }, Buffer.byteLength(text));
+      rollouts.added += result.inserted;
+      rollouts.alreadyPresent += result.duplicates;
+      rollouts.quarantined += result.quarantined;
+    }
+    const points = await upsertTrainerMetrics(pool, target.branchId, source.metrics);
+    say(`trainer metrics of ${source.metrics.length} steps: ${points.added} points added, ${points.changed} changed`);
+
+    const quarantined = await quarantinedLines(db, source.files.map((f) => f.source));
+    const labelCounts = await db.rolloutLabel.groupBy({ by: ["label"], where: { branchId: target.branchId }, _count: { _all: true }, orderBy: { label: "asc" } });
+    const labels = Object.fromEntries(labelCounts.map((l) => [l.label, l._count._all]));
+    if (options.json) {
+      console.log(JSON.stringify({
+        adapter: options.adapter, dir, ...target, found: source.found, rollouts, metricPoints: { ...points, steps: source.metrics.length }, labels,
+        quarantined: quarantined.map((q) => ({ file: q.source, line: q.lineNumber, reason: q.reason })),
+      }, null, 2));
+      return 0;
+    }
+    console.log(
+      `import ${options.adapter}: ${rollouts.added} rollouts added, ${rollouts.alreadyPresent} already present, ${rollouts.quarantined} lines quarantined` +
+        `${rollouts.repeatedRows > 0 ? `, ${rollouts.repeatedRows} repeated rows skipped` : ""}; ${points.added} metric points added, ${points.changed} changed`,
+    );
+    console.log(`branch v${target.branchVersion} ${target.branchId} of run ${target.runId}${target.created ? " (new, awaiting a decision)" : ""}`);
+    console.log(`labels: ${Object.entries(labels).map(([l, n]) => `${l} ${n}`).join(", ") || "none"}`);
+    if (quarantined.length > 0) console.log("quarantined:");
+    for (const q of quarantined) console.log(`  ${q.source}:${q.lineNumber}: ${q.reason}`);
+    console.log(`next: \`evotrainer report ${target.runId}\`; \`evotrainer decide ${target.branchId} approve\` to build on it`);
+    return 0;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+    await pool.end();
+    await db.$disconnect();
+  }
+}
