@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { kubernetesPoolSchema } from "./kubernetes/kubernetes-pool.ts";
 
 /** One GPU node reached over SSH, as written in the compute config (`evotrainer nodes sync compute.yaml`). */
 export const sshNodeConfigSchema = z.strictObject({
@@ -22,5 +23,7 @@ export type SshNodeConfig = z.infer<typeof sshNodeConfigSchema>;
 
 export const computeConfigSchema = z.strictObject({
   nodes: z.array(sshNodeConfigSchema).default([]),
+  // Kubernetes node pools a run picks with `executor: kubernetes` and `resources.pool`; the cluster is the worker's KUBECONFIG.
+  pools: z.array(kubernetesPoolSchema).default([]),
 });
 export type ComputeConfig = z.infer<typeof computeConfigSchema>;

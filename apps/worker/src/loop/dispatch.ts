@@ -67,6 +67,15 @@ export async function launchJob(
   const branch = await db.branch.findUniqueOrThrow({ where: { id: input.branchId }, include: { run: true, recipe: true } });
   const config = runConfigOf(branch.run);
   let row = await db.job.findUniqueOrThrow({ where: { id: input.jobId } });
+  if (row.executor === "kubernetes" && !row.nodeId) {
+    const pool = config.resources.pool ? await db.gpuNode.findFirst({ where: { name: config.resources.pool, executor: "kubernetes", enabled: true } }) : null;
+    if (!pool) {
+      const reason = config.resources.pool ? `no enabled Kubernetes pool named "${config.resources.pool}"` : "a run with executor: kubernetes needs resources.pool";
+      await failUnplaceable(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason });
+      return `cannot be placed: ${reason}`;
+    }
+    row = await db.job.update({ where: { id: row.id }, data: { nodeId: pool.id, gpuCount: config.resources.gpusPerJob } });
+  }
   if (row.executor === "ssh" && row.state === "pending") {
     // A retry stays where its outputs are; a child goes where its parent's checkpoint is.
     const pin = row.nodeId ?? input.checkpoint?.nodeId;

@@ -34,12 +34,12 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
   const config = runConfigOf(branch.run);
   const executor = await deps.executors.forJob(job);
   const handle: JobHandle = { executor: job.executor, externalId: job.externalId, workDir: job.outputUri };
-  const localDir = deps.executors.localDirFor(job);
+  const localDir = await deps.executors.localDirFor(job);
   const outputDir = join(localDir, "output");
 
   // Observe first: once a job has ended its files are complete, so this pass ingests all of them.
   const observation = await executor.observe(handle);
-  if (job.executor !== "local") {
+  if (job.executor === "ssh") {
     try {
       await mirrorOutputs(executor, handle, localDir);
     } catch (error) {

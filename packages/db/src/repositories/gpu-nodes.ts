@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Database } from "../client.ts";
-import type { GpuNode } from "../generated/prisma/client.ts";
+import type { GpuNode, Prisma } from "../generated/prisma/client.ts";
 import { masterKeyFrom, openSecret, sealSecret } from "../secrets/secret-box.ts";
 
 /** Where a node's SSH private key comes from; the key itself is only ever held in the worker's memory. */
@@ -33,6 +33,12 @@ export async function upsertGpuNode(db: Database, input: GpuNodeInput, env: Reco
   const data = { executor: "ssh" as const, host: input.host, port: input.port, user: input.user, gpuCount: input.gpus, labels: input.labels, workRoot: input.workRoot, enabled: input.enabled, ...key };
   const node = await db.gpuNode.upsert({ where: { name: input.name }, update: data, create: { name: input.name, ...data } });
   return summarize(node);
+}
+
+/** A Kubernetes node pool, kept as a row of its own so jobs can point at the pool they run in. */
+export async function upsertKubernetesPool(db: Database, pool: { name: string } & Record<string, unknown>): Promise<GpuNodeSummary> {
+  const data = { executor: "kubernetes" as const, gpuCount: 0, pool: pool as Prisma.InputJsonObject, enabled: true, host: null, user: null, keyRef: null, encryptedKey: null };
+  return summarize(await db.gpuNode.upsert({ where: { name: pool.name }, update: data, create: { name: pool.name, ...data } }));
 }
 
 export async function listGpuNodes(db: Database): Promise<GpuNodeSummary[]> {

@@ -2,6 +2,6 @@ export { loadBranchRollouts, loadLastTrainSteps } from "./branch-rollouts.ts";
 export { createRun, storeRecipe } from "./create-run.ts";
 export { recordEvent, type EventType, type Tx } from "./events.ts";
 export { loadHarnessVersion, registerHarnessVersion } from "./harness-versions.ts";
-export { listGpuNodes, sshPrivateKeyOf, upsertGpuNode, type GpuNodeInput, type GpuNodeSummary, type SshKeySource } from "./gpu-nodes.ts";
+export { listGpuNodes, sshPrivateKeyOf, upsertGpuNode, upsertKubernetesPool, type GpuNodeInput, type GpuNodeSummary, type SshKeySource } from "./gpu-nodes.ts";
 export { json } from "./json.ts";
 export { buildRunReport, type RunReport } from "./run-report.ts";
