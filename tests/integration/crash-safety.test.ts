@@ -8,6 +8,7 @@ import { runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun } from "@evotrainer/db";
 import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { until } from "../support/until.ts";
 
 const databaseUrl = inject("databaseUrl");
 const redisUrl = inject("redisUrl");
@@ -30,15 +31,6 @@ function startWorker(prefix: string): ChildProcess {
   });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 240_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** Starts a run in its own organization (so no skill learned elsewhere changes its course). */
 async function startRun(prefix: string): Promise<string> {

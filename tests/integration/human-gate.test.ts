@@ -11,6 +11,7 @@ import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { until } from "../support/until.ts";
 
 const databaseUrl = inject("databaseUrl");
 const redisUrl = inject("redisUrl");
@@ -18,16 +19,6 @@ const prefix = testPrefix();
 const jobsDir = mkdtempSync(join(tmpdir(), "evo-gate-"));
 const db = createDatabase(databaseUrl);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, get: () => Promise<T | null | undefined>, timeoutMs = 180_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await get();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 describe("a human-gated run waits for a person, and a veto steers the next proposals", () => {
   afterAll(async () => {

@@ -12,6 +12,7 @@ import { createProducerConnection, Producer } from "@evotrainer/queue";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { until } from "../support/until.ts";
 import { startSshd, type Sshd } from "../support/sshd.ts";
 
 const databaseUrl = inject("databaseUrl");
@@ -22,17 +23,6 @@ const jobsDir = join(dir, "control-plane");
 const workRoot = join(dir, "node");
 const masterKey = randomBytes(32).toString("base64");
 const db = createDatabase(databaseUrl);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, get: () => Promise<T | null | undefined | false>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await get();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
