@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { expect, test } from "@playwright/test";
 import { createLocalUser } from "@evotrainer/api";
-import { createDatabase } from "@evotrainer/db";
+import { createDatabase, upsertGpuNode } from "@evotrainer/db";
 import { SEED_PASSWORD } from "../support/dashboard-seed.ts";
 import { signIn } from "./sign-in.ts";
 
@@ -44,6 +45,30 @@ test("the runs page shows the empty state, then a run from the database", async 
   const row = page.getByTestId("runs-table").getByRole("row", { name: /math-gym-e2e/ });
   await expect(row).toContainText("paused");
   await expect(row).toContainText("42 s / 600 s");
+});
+
+test("the nodes page lists GPU nodes with the GPUs in use and where keys come from, never a key", async ({ page }) => {
+  const db = createDatabase(process.env.DATABASE_URL!);
+  const key = `-----BEGIN OPENSSH PRIVATE KEY-----\n${randomBytes(300).toString("base64")}\n-----END OPENSSH PRIVATE KEY-----\n`;
+  const name = `e2e-node-${Date.now()}`;
+  try {
+    const org = await db.organization.create({ data: { name: "E2E nodes", slug: `e2e-nodes-${Date.now()}` } });
+    const email = `nodes-${Date.now()}@example.test`;
+    await createLocalUser(db, { email, name: "Nodes viewer", password: SEED_PASSWORD, organizationId: org.id, role: "viewer" });
+    const base = { host: "10.1.2.3", port: 2222, user: "ubuntu", gpus: 4, labels: { gpu: "h100" }, workRoot: "/scratch/jobs", enabled: true };
+    await upsertGpuNode(db, { ...base, name, key: { stored: key } }, { EVO_MASTER_KEY: randomBytes(32).toString("base64") });
+    await signIn(page, email);
+  } finally {
+    await db.$disconnect();
+  }
+  await page.getByRole("link", { name: "Nodes" }).click();
+  const row = page.getByTestId("nodes-table").getByRole("row", { name: new RegExp(name) });
+  await expect(row).toContainText("ubuntu@10.1.2.3:2222");
+  await expect(row).toContainText("0 / 4");
+  await expect(row).toContainText("gpu=h100");
+  await expect(row).toContainText("stored");
+  const line = key.split("\n")[1]!.slice(0, 40);
+  expect(await page.content()).not.toContain(line);
 });
 
 test("the health endpoint answers 503 naming Redis and the fix when Redis is unreachable", async () => {
