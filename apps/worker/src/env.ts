@@ -13,6 +13,8 @@ export const workerEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).ex
   EVO_JOBS_DIR: z.string().min(1).default(defaultJobsDir),
   // How often a job waiting for a free GPU slot on the SSH nodes tries again.
   EVO_PLACEMENT_EVERY_MS: z.coerce.number().int().min(50).default(5_000),
+  // A trainer that writes heartbeat.json and then stays silent this long is cancelled as hung, and retried.
+  EVO_HEARTBEAT_STALE_MS: z.coerce.number().int().min(1_000).default(600_000),
   EVO_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
 });
 

@@ -48,6 +48,7 @@ export async function startWorkerApp(
     labelers: new LabelerPool(),
     log,
     monitorEveryMs: env.EVO_MONITOR_EVERY_MS,
+    heartbeatStaleMs: env.EVO_HEARTBEAT_STALE_MS,
   };
   const concurrency = env.EVO_WORKER_CONCURRENCY;
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { domainSchema, evaluationProtocolSchema } from "@evotrainer/contract";
 import { autonomyPolicySchema } from "./autonomy.ts";
 import { gatePolicySchema } from "./harness/harness.ts";
+import { llmSettingsSchema } from "./llm-settings.ts";
 import type { LockedEvaluation } from "./locked-evaluation.ts";
 import { recipeSchema } from "./recipe.ts";
 
@@ -23,9 +24,11 @@ export const runConfigSchema = z.strictObject({
       proposals: z.number().int().min(1).max(32).default(4),
       keep: z.number().int().min(1).max(8).default(2),
       stepsPerBranch: z.number().int().min(1).default(30),
-      proposer: z.enum(["rule"]).default("rule"),
+      proposer: z.enum(["rule", "llm"]).default("rule"),
     })
     .default({ proposals: 4, keep: 2, stepsPerBranch: 30, proposer: "rule" }),
+  // The LLM proposer's provider, model, prices and dollar budget, when search.proposer is "llm".
+  llm: llmSettingsSchema.optional(),
   budget: z.strictObject({
     // GPU-seconds (CPU-seconds for the gym) over all jobs of the run.
     gpuSeconds: z.number().positive(),

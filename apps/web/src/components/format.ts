@@ -10,3 +10,8 @@ export function budgetSeconds(budget: unknown): number | null {
 }
 
 export const branchPath = (base: string, branchId: string) => `${base}/branches/${branchId}`;
+
+/** Estimated LLM dollars: cents matter, and a local model costs exactly nothing. */
+export const fmtDollars = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x === 0 ? "$0" : x < 0.01 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`);
+
+export const fmtTokens = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : String(n));

@@ -24,4 +24,6 @@ export interface LoopDeps {
   log: (line: string) => void;
   /** How long a running job waits between two monitor passes. */
   monitorEveryMs: number;
+  /** How long a trainer that writes heartbeats may stay silent before its job counts as hung. */
+  heartbeatStaleMs: number;
 }

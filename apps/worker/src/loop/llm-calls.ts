@@ -1,6 +1,5 @@
-import { json, type Database } from "@evotrainer/db";
+import { json, type Database, recordEvent } from "@evotrainer/db";
 import type { LlmCall } from "@evotrainer/proposers";
-import { recordLlmEvent } from "./llm-events.ts";
 
 /**
  * Stores one LLM call as an `llm_call` event on the branch whose report it read, and adds its
@@ -9,7 +8,7 @@ import { recordLlmEvent } from "./llm-events.ts";
  */
 export async function recordLlmCall(db: Database, at: { runId: string; branchId: string; round: number }, call: LlmCall): Promise<void> {
   await db.$transaction(async (tx) => {
-    await recordLlmEvent(tx, { runId: at.runId, branchId: at.branchId, type: "llm_call", actor: `llm:${call.model}`, payload: json({ round: at.round, ...call }) });
+    await recordEvent(tx, { runId: at.runId, branchId: at.branchId, type: "llm_call", actor: `llm:${call.model}`, payload: json({ round: at.round, ...call }) });
     await tx.run.update({ where: { id: at.runId }, data: { llmDollarsUsed: { increment: call.dollars } } });
   });
 }

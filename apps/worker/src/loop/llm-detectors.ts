@@ -2,7 +2,6 @@ import { registerDetectors, retroValidate, runConfigOf, type BranchRollouts, typ
 import { json, loadLastTrainSteps, recordEvent, registerHarnessVersion } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
 import { FINAL_TRAIN_STEPS } from "./final-steps.ts";
-import { recordLlmEvent } from "./llm-events.ts";
 
 /**
  * Detectors the LLM asked for get what step 2 gives any candidate: a replay over the run's settled
@@ -33,7 +32,7 @@ export async function registerLlmDetectors(
   const registered = registerDetectors(harness.definition, validations);
 
   await db.$transaction(async (tx) => {
-    await recordLlmEvent(tx, {
+    await recordEvent(tx, {
       runId: run.id,
       branchId: null,
       type: "llm_detectors",

@@ -1,6 +1,6 @@
 import { readdir, rm } from "node:fs/promises";
 import { join, posix, resolve } from "node:path";
-import { paths, readCheckpoint, readEval, parseContractPath, type EvalResult } from "@evotrainer/contract";
+import { paths, readCheckpoint, readEval, readHeartbeat, parseContractPath, type EvalResult } from "@evotrainer/contract";
 import { json, recordEvent } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import type { JobHandle } from "@evotrainer/executors";
@@ -8,6 +8,7 @@ import { advanceRun } from "./advance-run.ts";
 import type { LoopDeps } from "./deps.ts";
 import { ingestJobOutputs } from "./ingest-outputs.ts";
 import { mirrorOutputs } from "./mirror-outputs.ts";
+import { staleHeartbeat } from "./stale-heartbeat.ts";
 import { runConfigOf } from "@evotrainer/core";
 
 const LOG_TAIL_BYTES = 8_000;
@@ -38,7 +39,7 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
   const outputDir = join(localDir, "output");
 
   // Observe first: once a job has ended its files are complete, so this pass ingests all of them.
-  const observation = await executor.observe(handle);
+  let observation = await executor.observe(handle);
   if (job.executor === "ssh") {
     try {
       await mirrorOutputs(executor, handle, localDir);
@@ -68,6 +69,12 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
     db.run.update({ where: { id: branch.runId }, data: { gpuSecondsUsed: { increment: seconds } } }),
   ]);
   if (ingested.quarantined > 0) deps.log(`monitor: job ${job.id} quarantined ${ingested.quarantined} line(s)`);
+
+  const hung = observation.state === "running" ? staleHeartbeat(await readHeartbeat(outputDir).catch(() => null), now, deps.heartbeatStaleMs) : null;
+  if (hung) {
+    await executor.cancel(handle);
+    observation = { state: "failed", exitCode: null, failureClass: "crash", retriable: true, message: hung };
+  }
 
   switch (observation.state) {
     case "running":

@@ -1,8 +1,8 @@
+import { recordEvent } from "@evotrainer/db";
 import type { Detector, Intervention, LockedEvaluation, ProposerInput, RunConfig } from "@evotrainer/core";
 import { LlmProposalError, LlmProposer, type LlmContext } from "@evotrainer/proposers";
 import type { LoopDeps } from "./deps.ts";
 import { recordLlmCall } from "./llm-calls.ts";
-import { recordLlmEvent } from "./llm-events.ts";
 
 export interface ProposalRound {
   runId: string;
@@ -47,7 +47,7 @@ export async function roundProposals(deps: Pick<LoopDeps, "db" | "proposerFor" |
   } catch (error) {
     if (!(error instanceof LlmProposalError)) throw error;
     const fallback = deps.proposerFor(round.locked);
-    await recordLlmEvent(deps.db, {
+    await recordEvent(deps.db, {
       runId: round.runId,
       branchId: round.branchId,
       type: "proposer_fallback",

@@ -1,6 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { accessRun, protectedProcedure, runIdOfBranch } from "../trpc.ts";
+import { llmSpend } from "./llm-spend.ts";
 
 export const branchRouter = {
   byId: protectedProcedure.input(z.object({ branchId: z.string().min(1) })).query(async ({ ctx, input }) => {
@@ -65,6 +66,8 @@ export const branchRouter = {
       orderBy: { id: "desc" },
       select: { payload: true, createdAt: true },
     });
-    return { ...branch, health, role };
+    // LLM calls that read this branch's report to design its children, next to its GPU-seconds.
+    const llm = await llmSpend(ctx.db, runId, input.branchId);
+    return { ...branch, health, role, llm };
   }),
 } satisfies TRPCRouterRecord;

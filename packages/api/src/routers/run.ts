@@ -1,7 +1,9 @@
-import type { TRPCRouterRecord } from "@trpc/server";
+import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { Domain, RunStatus, type Prisma } from "@evotrainer/db";
 import { accessRun, protectedProcedure, userProcedure } from "../trpc.ts";
+import { fallbackPayloadSchema, llmCallPayloadSchema, proposerSettingsSchema } from "./llm-event-payloads.ts";
+import { llmSpend } from "./llm-spend.ts";
 
 export const runListInput = z
   .object({
@@ -84,9 +86,18 @@ export const runRouter = {
         bestBranchId: true,
         createdAt: true,
         organization: { select: { name: true } },
+        settings: true,
       },
     });
-    return { ...run, role };
+    const { settings, ...rest } = run;
+    const proposer = proposerSettingsSchema.safeParse(settings);
+    return {
+      ...rest,
+      role,
+      proposer: (proposer.success ? proposer.data.search?.proposer : undefined) ?? "rule",
+      // Next to GPU-seconds: what the LLM proposer's calls cost, against its budget when the run's config states one.
+      llm: { ...(await llmSpend(ctx.db, input.runId)), budgetDollars: (proposer.success ? proposer.data.llm?.budgetDollars : undefined) ?? null },
+    };
   }),
 
   /** The whole tree in one query of small rows; the page lays it out and collapses it. */
@@ -104,7 +115,7 @@ export const runRouter = {
           round: true,
           status: true,
           promotionScore: true,
-          intervention: { select: { factor: true } },
+          intervention: { select: { factor: true, provenance: true } },
           verdict: { select: { deltaVsParent: true, passed: true } },
         },
       }),
@@ -114,6 +125,7 @@ export const runRouter = {
       branches: branches.map(({ intervention, verdict, ...b }) => ({
         ...b,
         factor: intervention?.factor ?? null,
+        provenance: intervention?.provenance ?? null,
         deltaVsParent: verdict?.deltaVsParent ?? null,
         passed: verdict?.passed ?? null,
       })),
@@ -131,6 +143,42 @@ export const runRouter = {
         select: { id: true, branchId: true, type: true, actor: true, payload: true, createdAt: true, branch: { select: { version: true } } },
       });
     }),
+
+  /**
+   * The LLM proposer's calls, newest first, for audit: model, prompt version, outcome, tokens and
+   * dollars of each (the prompts stay in Postgres until one call is opened), and the rounds that
+   * fell back to the rule-based proposer.
+   */
+  llmCalls: protectedProcedure
+    .input(runId.extend({ branchId: z.string().optional(), limit: z.number().int().min(1).max(200).default(50) }))
+    .query(async ({ ctx, input }) => {
+      await accessRun(ctx, input.runId);
+      const branchId = input.branchId ?? null;
+      const rows = await ctx.db.$queryRaw<{ id: bigint; type: string; branchId: string | null; version: number | null; createdAt: Date; payload: unknown }[]>`
+        SELECT e."id", e."type", e."branchId", b."version", e."createdAt", e."payload" - 'request' - 'response' AS "payload"
+        FROM "Event" e LEFT JOIN "Branch" b ON b."id" = e."branchId"
+        WHERE e."runId" = ${input.runId} AND e."type" IN ('llm_call', 'proposer_fallback')
+          AND (${branchId}::text IS NULL OR e."branchId" = ${branchId})
+        ORDER BY e."id" DESC
+        LIMIT ${input.limit}`;
+      const at = ({ id, branchId, version, createdAt }: (typeof rows)[number]) => ({ id, branchId, branchVersion: version, createdAt });
+      return {
+        calls: rows.filter((r) => r.type === "llm_call").map((r) => ({ ...at(r), ...llmCallPayloadSchema.parse(r.payload) })),
+        fallbacks: rows.filter((r) => r.type === "proposer_fallback").map((r) => ({ ...at(r), ...fallbackPayloadSchema.parse(r.payload) })),
+      };
+    }),
+
+  /** One LLM call in full: the exact prompt sent and the answer that came back. */
+  llmCall: protectedProcedure.input(runId.extend({ eventId: z.string().regex(/^\d+$/) })).query(async ({ ctx, input }) => {
+    await accessRun(ctx, input.runId);
+    const event = await ctx.db.event.findFirst({
+      where: { id: BigInt(input.eventId), runId: input.runId, type: "llm_call" },
+      select: { id: true, branchId: true, payload: true, createdAt: true, branch: { select: { version: true } } },
+    });
+    if (!event) throw new TRPCError({ code: "NOT_FOUND", message: "LLM call not found" });
+    const { payload, ...rest } = event;
+    return { ...rest, ...llmCallPayloadSchema.parse(payload) };
+  }),
 
   /** Series per branch from the maintained aggregates (MetricPoint, LabelStat), never from rollouts. */
   metrics: protectedProcedure

@@ -21,7 +21,11 @@ export type EventType =
   | "harness_version"
   | "skill"
   | "run_finishing"
-  | "run_finished";
+  | "run_finished"
+  // The LLM proposer's: each call, each fallback to the rule-based proposer, each replay of its detectors.
+  | "llm_call"
+  | "proposer_fallback"
+  | "llm_detectors";
 
 /** Appends one row to the run's ledger (the table rejects updates). */
 export function recordEvent(

@@ -1,11 +1,28 @@
+import { llmSettingsSchema, runConfigSchema } from "@evotrainer/core";
 import type { Database } from "../client.ts";
+
+/** Tokens and estimated dollars of LLM proposer calls, summed from their `llm_call` events. */
+export interface LlmSpend {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  dollars: number;
+}
 
 export interface RunReport {
   runId: string;
   name: string;
   status: string;
   round: number;
-  budget: { gpuSeconds: { used: number; total: number | null }; branches: { used: number; total: number | null }; rounds: { used: number; total: number | null } };
+  budget: {
+    gpuSeconds: { used: number; total: number | null };
+    branches: { used: number; total: number | null };
+    rounds: { used: number; total: number | null };
+    /** The LLM proposer's dollar budget; total is null for a rule-based run. */
+    llmDollars: { used: number; total: number | null };
+  };
+  /** Every LLM call of the run, and how many rounds fell back to the rule-based proposer. */
+  llm: LlmSpend & { fallbacks: number };
   bestBranchId: string | null;
   branches: {
     id: string;
@@ -13,6 +30,9 @@ export interface RunReport {
     version: number;
     round: number;
     status: string;
+    gpuSeconds: number;
+    /** LLM calls made while designing this branch's children (they read its report), or null if none. */
+    llm: LlmSpend | null;
     factor: string | null;
     provenance: string | null;
     hypothesis: string | null;
@@ -61,6 +81,10 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
     where: { OR: lastSteps.map((s) => ({ branchId: s.branchId, split: "train" as const, step: s._max.step ?? 0 })) },
   });
   const sealed = (run.finalReport as { sealed?: { score: number; branchId: string } | null } | null)?.sealed ?? null;
+  const spend = await llmSpendByBranch(db, run.id);
+  const fallbacks = await db.event.count({ where: { runId: run.id, type: "proposer_fallback" } });
+  const config = runConfigSchema.safeParse(run.settings);
+  const llmBudget = config.success && config.data.search.proposer === "llm" ? (config.data.llm ?? llmSettingsSchema.parse({})).budgetDollars : null;
 
   return {
     runId: run.id,
@@ -71,7 +95,9 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
       gpuSeconds: { used: run.gpuSecondsUsed, total: budget.gpuSeconds ?? null },
       branches: { used: run.branches.filter((b) => b.parentId !== null).length, total: budget.branches ?? null },
       rounds: { used: run.round, total: budget.rounds ?? null },
+      llmDollars: { used: run.llmDollarsUsed, total: llmBudget },
     },
+    llm: { ...sumSpend([...spend.values()]), fallbacks },
     bestBranchId: run.bestBranchId,
     branches: run.branches.map((b) => {
       const decision = b.decisions[0];
@@ -82,6 +108,8 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
         version: b.version,
         round: b.round,
         status: b.status,
+        gpuSeconds: b.gpuSecondsUsed,
+        llm: spend.get(b.id) ?? null,
         factor: b.intervention?.factor ?? null,
         provenance: b.intervention?.provenance ?? null,
         hypothesis: b.intervention?.hypothesis ?? null,
@@ -110,4 +138,27 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
     skills: run.organization.skills.map((s) => ({ name: s.name, trigger: s.trigger, successes: s.successCount, failures: s.failureCount })),
     sealed,
   };
+}
+
+/** LLM spend per branch, aggregated in Postgres from the call events' usage and dollars (the prompts stay there). */
+async function llmSpendByBranch(db: Database, runId: string): Promise<Map<string | null, LlmSpend>> {
+  const rows = await db.$queryRaw<{ branchId: string | null; calls: number; inputTokens: number; outputTokens: number; dollars: number }[]>`
+    SELECT "branchId",
+           count(*)::float8 AS "calls",
+           coalesce(sum((payload->'usage'->>'inputTokens')::float8), 0) AS "inputTokens",
+           coalesce(sum((payload->'usage'->>'outputTokens')::float8), 0) AS "outputTokens",
+           coalesce(sum((payload->>'dollars')::float8), 0) AS "dollars"
+    FROM "Event"
+    WHERE "runId" = ${runId} AND "type" = 'llm_call'
+    GROUP BY "branchId"`;
+  return new Map(rows.map(({ branchId, ...spend }) => [branchId, spend]));
+}
+
+function sumSpend(spends: readonly LlmSpend[]): LlmSpend {
+  return spends.reduce((a, b) => ({ calls: a.calls + b.calls, inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, dollars: a.dollars + b.dollars }), {
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    dollars: 0,
+  });
 }

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
-import { fmtDelta, fmtScore, fmtTime } from "../format";
+import { fmtDelta, fmtDollars, fmtScore, fmtTime, fmtTokens } from "../format";
 import { QueryState } from "../query-state";
 import { StatusBadge } from "../status-badge";
 import { DecisionPanel } from "./decision-panel";
@@ -60,6 +60,12 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
         {b.run.bestBranchId === b.id && <span className="pill best">best so far</span>}
         <span className="muted">
           round {b.round} · score {fmtScore(b.promotionScore)} · GPU {Math.round(b.gpuSecondsUsed)} s
+          {b.llm.calls > 0 && (
+            <span data-testid="branch-llm-spend">
+              {" "}
+              · LLM {fmtDollars(b.llm.dollars)} ({b.llm.calls} calls, {fmtTokens(b.llm.inputTokens + b.llm.outputTokens)} tokens designing its children)
+            </span>
+          )}
         </span>
         <a className="btn" href={`${basePath}/branches/${b.id}/rollouts`}>
           Rollouts →

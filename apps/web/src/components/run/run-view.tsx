@@ -3,11 +3,12 @@
 import { useMemo, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
-import { budgetSeconds, fmtScore } from "../format";
+import { budgetSeconds, fmtDollars, fmtScore, fmtTokens } from "../format";
 import { QueryState } from "../query-state";
 import { StatusBadge } from "../status-badge";
 import { BranchTree } from "./branch-tree";
 import { EventTimeline } from "./event-timeline";
+import { LlmCalls } from "./llm-calls";
 import { MetricCharts } from "./metric-charts";
 import { ShareLinksPanel } from "./share-links-panel";
 
@@ -19,6 +20,8 @@ export function RunView({ runId, basePath, readOnly }: { runId: string; basePath
   const run = useQuery(trpc.run.byId.queryOptions({ runId }, { refetchInterval: LIVE_MS }));
   const tree = useQuery(trpc.run.tree.queryOptions({ runId }, { refetchInterval: LIVE_MS }));
   const events = useQuery(trpc.run.events.queryOptions({ runId, limit: 50 }, { refetchInterval: LIVE_MS }));
+  const usesLlm = run.data !== undefined && (run.data.proposer === "llm" || run.data.llm.calls > 0);
+  const llmCalls = useQuery(trpc.run.llmCalls.queryOptions({ runId, limit: 50 }, { enabled: usesLlm, refetchInterval: LIVE_MS }));
   const [picked, setPicked] = useState<string[] | null>(null);
 
   const branches = tree.data?.branches ?? [];
@@ -42,8 +45,15 @@ export function RunView({ runId, basePath, readOnly }: { runId: string; basePath
               <h1>{r.name}</h1>
               <StatusBadge status={r.status} />
               <span className="muted">
-                {r.domain} · base {r.basePolicy} · round {r.round} · GPU {Math.round(r.gpuSecondsUsed)} s{total ? ` / ${total} s` : ""} · best{" "}
-                {fmtScore(branches.find((b) => b.id === r.bestBranchId)?.promotionScore)}
+                {r.domain} · base {r.basePolicy} · round {r.round} · GPU {Math.round(r.gpuSecondsUsed)} s{total ? ` / ${total} s` : ""}
+                {usesLlm && (
+                  <span data-testid="llm-spend">
+                    {" "}
+                    · LLM {fmtDollars(r.llm.dollars)}
+                    {r.llm.budgetDollars !== null ? ` / ${fmtDollars(r.llm.budgetDollars)}` : ""} ({r.llm.calls} calls, {fmtTokens(r.llm.inputTokens + r.llm.outputTokens)} tokens)
+                  </span>
+                )}{" "}
+                · best {fmtScore(branches.find((b) => b.id === r.bestBranchId)?.promotionScore)}
               </span>
               {readOnly && <span className="pill">read-only</span>}
             </header>
@@ -81,6 +91,15 @@ export function RunView({ runId, basePath, readOnly }: { runId: string; basePath
           </QueryState>
         )}
       </section>
+      {usesLlm && (
+        <section>
+          <h2>LLM proposer calls</h2>
+          <p className="muted legend">Every call's prompt, answer, model, tokens and estimated cost, for audit. Open one to read it.</p>
+          <QueryState isPending={llmCalls.isPending} error={llmCalls.error}>
+            {() => <LlmCalls runId={runId} data={llmCalls.data!} basePath={basePath} />}
+          </QueryState>
+        </section>
+      )}
       <div className="two-col">
         <section>
           <h2>Timeline</h2>
