@@ -9,6 +9,8 @@ export interface JobPlace {
   /** The SSH node, or the Kubernetes pool's row. */
   nodeId: string | null;
   outputUri: string | null;
+  /** Launches so far: each attempt of a remote job gets a mirror of its own. */
+  attempts: number;
 }
 
 type RemoteExecutor = SshExecutor | KubernetesExecutor;
@@ -48,7 +50,7 @@ export class ExecutorPool {
       const row = await this.db.gpuNode.findUniqueOrThrow({ where: { id: job.nodeId } });
       return join(kubernetesPoolSchema.parse(row.pool).artifacts.localPath, job.id);
     }
-    return join(this.jobsDir, "mirror", job.id);
+    return join(this.jobsDir, "mirror", job.id, `attempt-${job.attempts}`);
   }
 
   private async remoteExecutor(nodeId: string): Promise<RemoteExecutor> {

@@ -93,14 +93,16 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
       const failure = { failureClass: observation.failureClass, exitCode: observation.exitCode, message: observation.message };
       if (observation.retriable && job.attempts < job.maxAttempts && job.kind === "train") {
         const delay = 1_000 * 2 ** job.attempts;
-        // A lost node's files are gone with it: the retry is placed anew and its outputs pulled from the start.
+        // A lost node's files are gone with it: the retry is placed anew.
         const moved = observation.failureClass === "node_lost";
-        if (moved) await rm(localDir, { recursive: true, force: true });
         await db.$transaction(async (tx) => {
           await tx.job.update({ where: { id: job.id }, data: { state: "pending", externalId: null, ...failure, logTail, ...(moved ? { nodeId: null, gpuIndexes: [] } : {}) } });
-          if (moved) await tx.ingestCursor.deleteMany({ where: { jobId: job.id } });
+          // A resumed trainer rewrites the files of the steps after its checkpoint: the retry's outputs
+          // are read from their start (ingest skips rollouts it already has).
+          await tx.ingestCursor.deleteMany({ where: { jobId: job.id } });
           await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "job_retry", actor: "system", payload: { jobId: job.id, attempt: job.attempts, retryInMs: delay, ...failure } });
         });
+        if (job.executor === "ssh") await rm(localDir, { recursive: true, force: true });
         await deps.producer.enqueue(QueueName.Dispatch, { runId: branch.runId, branchId: branch.id }, { delay });
         return `retrying in ${delay} ms`;
       }
