@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -122,6 +122,17 @@ describe("ssh executor (real OpenSSH on 127.0.0.1)", () => {
     expect(lines).toEqual(Array.from({ length: 15 }, (_, index) => index + 1));
     expect(chunks).toBeGreaterThanOrEqual(3);
     expect(readFileSync(join(workRoot, "stream1", "job.json"), "utf8")).toBe('{"contract":"evo.job/v1"}');
+  });
+
+  it("reads long byte ranges exactly, across the reads it keeps in flight and up to the end of the file", async () => {
+    const content = Buffer.from(Array.from({ length: 2_600_000 }, (_, i) => (i * 7919) % 251));
+    mkdirSync(join(workRoot, "bigread", "output"), { recursive: true });
+    writeFileSync(join(workRoot, "bigread", "output", "big.bin"), content);
+    const handle: JobHandle = { executor: "ssh", externalId: "2", workDir: join(workRoot, "bigread") };
+    expect((await executor.readFrom(handle, "output/big.bin", 100, 5_000_000)).equals(content.subarray(100))).toBe(true);
+    expect((await executor.readFrom(handle, "output/big.bin", 1_048_000, 1_100_000)).equals(content.subarray(1_048_000, 2_148_000))).toBe(true);
+    expect((await executor.readFrom(handle, "output/big.bin", 2_599_990, 64)).equals(content.subarray(2_599_990))).toBe(true);
+    expect(await executor.readFrom(handle, "output/big.bin", 2_600_000, 64)).toHaveLength(0);
   });
 
   it("survives dropped SSH sessions: the job completes and the executor reconnects by itself", async () => {
