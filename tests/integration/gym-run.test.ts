@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { createDatabase, type RunReport } from "@evotrainer/db";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
+import { runCli } from "../support/cli.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 
 const databaseUrl = inject("databaseUrl");
@@ -14,18 +14,7 @@ const redisUrl = inject("redisUrl");
 const prefix = testPrefix();
 const jobsDir = mkdtempSync(join(tmpdir(), "evo-gym-run-"));
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("exit", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runCli(args, { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix });
 
 describe("a complete run of the loop on the gym (real Postgres, Redis, BullMQ, child-process trainer)", () => {
   afterAll(async () => {

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +9,7 @@ import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { FakeKubeApi } from "../support/fake-kube-api.ts";
 import { FakeKubelet } from "../support/fake-kubelet.ts";
+import { runCli } from "../support/cli.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { until } from "../support/until.ts";
 
@@ -22,18 +22,7 @@ const volume = join(dir, "volume");
 const namespace = "training";
 const db = createDatabase(databaseUrl);
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("exit", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
+const cli = (args: string[]) => runCli(args, { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix });
 
 function distinctUids(jobId: string): number {
   const uids = new Set<string>();

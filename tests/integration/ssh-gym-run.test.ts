@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
@@ -11,6 +10,7 @@ import { RuleBasedProposer } from "@evotrainer/proposers";
 import { createProducerConnection, Producer } from "@evotrainer/queue";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
+import { runCli } from "../support/cli.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { until } from "../support/until.ts";
 import { startSshd, type Sshd } from "../support/sshd.ts";
@@ -24,18 +24,7 @@ const workRoot = join(dir, "node");
 const masterKey = randomBytes(32).toString("base64");
 const db = createDatabase(databaseUrl);
 
-function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, ...extraEnv },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("exit", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
+const cli = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, ...extraEnv });
 
 /** Distinct rollout uids in a job's rollout files on the node: what an exactly-once ingest must hold. */
 function uidsOnNode(jobId: string): Set<string> {
