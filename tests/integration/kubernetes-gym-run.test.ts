@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { createDatabase } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
@@ -13,7 +14,9 @@ import { runCli } from "../support/cli.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { until } from "../support/until.ts";
 
-const databaseUrl = inject("databaseUrl");
+// A database of its own: \`nodes sync\` disables the nodes its file does not list, installation-wide.
+const database = await createTestDatabase(inject("databaseUrl"));
+const databaseUrl = database.url;
 const redisUrl = inject("redisUrl");
 const prefix = testPrefix();
 const dir = mkdtempSync(join(tmpdir(), "evo-k8s-run-"));
@@ -69,6 +72,7 @@ describe("a gym run on a Kubernetes pool, against a local server speaking the ba
     else process.env.KUBECONFIG = previousKubeconfig;
     await deleteKeys(redisUrl, `${prefix}:*`);
     await db.$disconnect();
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { appRouter, createCallerFactory, createContext } from "@evotrainer/api";
 import { createDatabase, type RunReport } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { createProducerConnection, Producer } from "@evotrainer/queue";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
@@ -15,7 +16,9 @@ import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { until } from "../support/until.ts";
 import { startSshd, type Sshd } from "../support/sshd.ts";
 
-const databaseUrl = inject("databaseUrl");
+// A database of its own: \`nodes sync\` disables the nodes its file does not list, installation-wide.
+const database = await createTestDatabase(inject("databaseUrl"));
+const databaseUrl = database.url;
 const redisUrl = inject("redisUrl");
 const prefix = testPrefix();
 const dir = mkdtempSync(join(tmpdir(), "evo-ssh-run-"));
@@ -82,6 +85,7 @@ describe("SSH executor end to end: a gym run on a GPU node reached over a real O
     await sshd?.stop();
     await deleteKeys(redisUrl, `${prefix}:*`);
     await db.$disconnect();
+    await database.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -9,15 +9,17 @@ export const nodeRouter = {
       listGpuNodes(ctx.db),
       ctx.db.job.findMany({ where: { state: { in: ["submitted", "running"] }, nodeId: { not: null } }, select: { nodeId: true, gpuIndexes: true } }),
     ]);
-    return nodes.map(({ id, name, host, port, user, gpuCount, labels, enabled, workRoot, keySource, lastSeenAt }) => ({
+    return nodes.map(({ id, name, executor, host, port, user, gpuCount, labels, enabled, workRoot, keySource, lastSeenAt, pool }) => ({
       id,
       name,
-      address: `${user}@${host}:${port}`,
+      executor,
+      // A Kubernetes pool is reached through the worker's KUBECONFIG, in its namespace.
+      address: executor === "kubernetes" ? `kubernetes namespace ${(pool as { namespace: string }).namespace}` : `${user}@${host}:${port}`,
       gpuCount,
       gpusInUse: busy.filter((job) => job.nodeId === id).flatMap((job) => job.gpuIndexes),
       labels: labels as Record<string, string>,
       enabled,
-      workRoot,
+      workRoot: executor === "kubernetes" ? (pool as { artifacts: { mountPath: string } }).artifacts.mountPath : workRoot,
       keySource,
       lastSeenAt,
     }));

@@ -41,11 +41,17 @@ export function NodesTable() {
                     <code>{n.address}</code>
                   </td>
                   <td>
-                    {n.gpusInUse.length} / {n.gpuCount}
-                    {n.gpusInUse.length > 0 ? <div className="muted">GPU {n.gpusInUse.join(", ")}</div> : null}
+                    {n.executor === "kubernetes" ? (
+                      <span className="muted">scheduled by Kubernetes</span>
+                    ) : (
+                      <>
+                        {n.gpusInUse.length} / {n.gpuCount}
+                        {n.gpusInUse.length > 0 ? <div className="muted">GPU {n.gpusInUse.join(", ")}</div> : null}
+                      </>
+                    )}
                   </td>
                   <td>{Object.entries(n.labels).map(([k, v]) => `${k}=${v}`).join(", ") || "—"}</td>
-                  <td>{n.keySource}</td>
+                  <td>{n.executor === "kubernetes" ? "KUBECONFIG" : n.keySource}</td>
                   <td>
                     <code>{n.workRoot}</code>
                   </td>
