@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { sshPrivateKeyOf, type Database, type GpuNode } from "@evotrainer/db";
-import { defaultKubeConfig, KubernetesExecutor, kubernetesPoolSchema, LocalExecutor, SshExecutor, type Executor } from "@evotrainer/executors";
+import { defaultKubeConfig, KubernetesExecutor, kubernetesPoolSchema, LocalExecutor, SshExecutor, type Executor, type KubernetesPool } from "@evotrainer/executors";
 
 /** What the pool needs of a job row to find the executor that runs it. */
 export interface JobPlace {
@@ -34,42 +34,38 @@ export class ExecutorPool {
     this.local = new LocalExecutor(jobsDir);
   }
 
-  async forJob(job: JobPlace): Promise<Executor> {
-    if (job.executor === "local") return this.local;
-    if (!job.nodeId) throw new Error(`job ${job.id} runs on ${job.executor} but has no node or pool yet`);
-    return this.remoteExecutor(job.nodeId);
-  }
-
   /**
-   * Where the control plane reads a job's files: the job's own directory (local), the shared
-   * volume (Kubernetes), or a mirror the monitor fills byte range by byte range (SSH).
+   * The executor that runs a job, and where the control plane reads the job's files: the job's own
+   * directory (local), the shared volume (Kubernetes), or a mirror the monitor fills byte range by
+   * byte range (SSH). One read of the node's row serves both.
    */
-  async localDirFor(job: JobPlace): Promise<string> {
-    if (job.executor === "local" && job.outputUri) return job.outputUri;
-    if (job.executor === "kubernetes" && job.nodeId) {
-      const row = await this.db.gpuNode.findUniqueOrThrow({ where: { id: job.nodeId } });
-      return join(kubernetesPoolSchema.parse(row.pool).artifacts.localPath, job.id);
-    }
-    return join(this.jobsDir, "mirror", job.id, `attempt-${job.attempts}`);
+  async open(job: JobPlace): Promise<{ executor: Executor; localDir: string }> {
+    if (job.executor === "local") return { executor: this.local, localDir: job.outputUri ?? this.local.workDirFor(job.id) };
+    if (!job.nodeId) throw new Error(`job ${job.id} runs on ${job.executor} but has no node or pool yet`);
+    const node = await this.db.gpuNode.findUniqueOrThrow({ where: { id: job.nodeId } });
+    const pool = node.executor === "kubernetes" ? kubernetesPoolSchema.parse(node.pool) : null;
+    return {
+      executor: await this.remoteExecutor(node, pool),
+      localDir: pool ? join(pool.artifacts.localPath, job.id) : join(this.jobsDir, "mirror", job.id, `attempt-${job.attempts}`),
+    };
   }
 
-  private async remoteExecutor(nodeId: string): Promise<RemoteExecutor> {
-    const node = await this.db.gpuNode.findUniqueOrThrow({ where: { id: nodeId } });
+  private remoteExecutor(node: GpuNode, pool: KubernetesPool | null): Promise<RemoteExecutor> {
     const version = node.updatedAt.getTime();
-    const cached = this.remote.get(nodeId);
+    const cached = this.remote.get(node.id);
     if (cached?.version === version) return cached.executor;
     // The configuration changed (`evotrainer nodes sync`): reconnect with what it says now.
     if (cached) void cached.executor.then((old) => old.close()).catch(() => {});
-    const executor = this.create(node);
-    this.remote.set(nodeId, { version, executor });
-    executor.catch(() => this.remote.delete(nodeId));
+    const executor = this.create(node, pool);
+    this.remote.set(node.id, { version, executor });
+    executor.catch(() => this.remote.delete(node.id));
     return executor;
   }
 
-  private async create(node: GpuNode): Promise<RemoteExecutor> {
-    if (node.executor === "kubernetes") {
+  private async create(node: GpuNode, pool: KubernetesPool | null): Promise<RemoteExecutor> {
+    if (pool) {
       this.kubeConfig ??= defaultKubeConfig();
-      return new KubernetesExecutor(this.kubeConfig, kubernetesPoolSchema.parse(node.pool), { log: this.log });
+      return new KubernetesExecutor(this.kubeConfig, pool, { log: this.log });
     }
     const privateKey = await sshPrivateKeyOf(node, this.env);
     return new SshExecutor({ name: node.name, host: node.host ?? "", port: node.port, user: node.user ?? "", privateKey, workRoot: node.workRoot }, { log: this.log });

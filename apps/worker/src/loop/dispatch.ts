@@ -87,7 +87,7 @@ export async function launchJob(
     }
     row = await db.job.findUniqueOrThrow({ where: { id: input.jobId } });
   }
-  const executor = await deps.executors.forJob(row);
+  const { executor } = await deps.executors.open(row);
   const workDir = executor.workDirFor(input.jobId);
   const remaining = Math.max(1, config.budget.gpuSeconds - branch.run.gpuSecondsUsed);
   const job = buildJob(config, {

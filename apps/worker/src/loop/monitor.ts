@@ -33,9 +33,8 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
   if (job.state !== "running" || !job.externalId || !job.outputUri) return `job is ${job.state}`;
   const { branch } = job;
   const config = runConfigOf(branch.run);
-  const executor = await deps.executors.forJob(job);
+  const { executor, localDir } = await deps.executors.open(job);
   const handle: JobHandle = { executor: job.executor, externalId: job.externalId, workDir: job.outputUri };
-  const localDir = await deps.executors.localDirFor(job);
   const outputDir = join(localDir, "output");
 
   // Observe first: once a job has ended its files are complete, so this pass ingests all of them.
