@@ -87,3 +87,4 @@ export { llmSettingsSchema, llmProviderSchema, type LlmSettings, type LlmProvide
 export { planRound, type PlanRoundInput, type PlannedIntervention } from "./loop/plan-round.ts";
 export { placeJob, placementCanWait, type SchedulableNode, type GpuAllocation, type PlacementRequest, type Placement } from "./scheduling/place-job.ts";
 export { baselineChecks } from "./loop/baseline-checks.ts";
+export * from "./lifecycle/index.ts";

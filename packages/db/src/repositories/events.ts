@@ -16,6 +16,8 @@ export type EventType =
   | "verdict"
   | "awaiting_decision"
   | "decision"
+  // A completion decision applied: the branch promoted, rejected or vetoed.
+  | "branch_settled"
   | "promotion"
   | "harness_check"
   | "harness_version"
