@@ -1,4 +1,4 @@
-import { applyIntervention, interventionKey, type Intervention, type LockedEvaluation, type Proposer, type ProposerInput } from "@evotrainer/core";
+import { applyIntervention, interventionKey, offersFactor, type Intervention, type LockedEvaluation, type Proposer, type ProposerInput } from "@evotrainer/core";
 import { mentionsFactor } from "./lineage/factor-mentions.ts";
 import { triedOnParent } from "./lineage/tried-on-parent.ts";
 import { humanVetoReasons } from "./lineage/veto-reasons.ts";
@@ -15,7 +15,8 @@ export interface RuleBasedProposerOptions {
 
 /**
  * The default proposer: skills whose trigger fires first, then the playbook's answers to the
- * report's findings. It proposes at most one intervention per factor, none that applyIntervention
+ * report's findings. It proposes at most one intervention per factor, only factors the run's trainer
+ * runs (`input.factors`), none that applyIntervention
  * would refuse, none already tried on this parent, and none on a factor a person's veto named,
  * unless a revision note names the factor: a new reason from a person.
  */
@@ -40,7 +41,7 @@ export class RuleBasedProposer implements Proposer {
     const factors = new Set<string>();
     for (const c of ordered) {
       if (out.length >= input.k) break;
-      if (factors.has(c.factor)) continue;
+      if (factors.has(c.factor) || !offersFactor(input.factors, c.factor)) continue;
       const outcome = tried.get(interventionKey(c));
       if (outcome === "exists" || (outcome === "failed" && !revised(c.factor))) continue;
       if (!revised(c.factor) && vetoReasons.some((r) => mentionsFactor(r, c.factor))) continue;

@@ -1,3 +1,4 @@
+import { UnsupportedFactorError } from "@evotrainer/adapters";
 import { QueueName } from "@evotrainer/queue";
 import { recordEvent } from "@evotrainer/db";
 import { buildJob } from "./build-job.ts";
@@ -71,7 +72,7 @@ export async function launchJob(
     const pool = config.resources.pool ? await db.gpuNode.findFirst({ where: { name: config.resources.pool, executor: "kubernetes", enabled: true } }) : null;
     if (!pool) {
       const reason = config.resources.pool ? `no enabled Kubernetes pool named "${config.resources.pool}"` : "a run with executor: kubernetes needs resources.pool";
-      await failUnplaceable(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason });
+      await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason });
       return `cannot be placed: ${reason}`;
     }
     row = await db.job.update({ where: { id: row.id }, data: { nodeId: pool.id, gpuCount: config.resources.gpusPerJob } });
@@ -82,7 +83,7 @@ export async function launchJob(
     const placement = await placeOnNode(db, row.id, { gpus: config.resources.gpusPerJob, labels: config.resources.nodeLabels, ...(pin ? { nodeId: pin } : {}) });
     if (!placement.placed) {
       if (placement.canWait) return WAITING_FOR_GPU;
-      await failUnplaceable(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: placement.reason });
+      await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: placement.reason });
       return `cannot be placed: ${placement.reason}`;
     }
     row = await db.job.findUniqueOrThrow({ where: { id: input.jobId } });
@@ -100,8 +101,18 @@ export async function launchJob(
     checkpoint: input.checkpoint?.path,
     workDir,
     maxSeconds: remaining,
+    // A local job has what the run asks for; a placed one what it was given.
+    gpuCount: row.executor === "local" ? config.resources.gpusPerJob : row.gpuCount,
   });
-  const rendered = deps.adapters[config.adapter].render(job);
+  let rendered: ReturnType<LoopDeps["adapters"]["gym"]["render"]>;
+  try {
+    rendered = deps.adapters[config.adapter].render(job);
+  } catch (error) {
+    if (!(error instanceof UnsupportedFactorError)) throw error;
+    // Rendering fails the same way every time: fail the branch once rather than let the queue retry it.
+    await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: error.message, factor: error.factor, adapter: error.trainer });
+    return `cannot be rendered: ${error.message}`;
+  }
   const env = row.gpuIndexes.length > 0 ? { CUDA_VISIBLE_DEVICES: row.gpuIndexes.join(","), ...rendered.env } : rendered.env;
   const handle = await executor.launch({
     jobId: input.jobId,
@@ -129,12 +140,17 @@ export async function launchJob(
   return "launched";
 }
 
-async function failUnplaceable(deps: LoopDeps, input: { jobId: string; kind: "train" | "eval"; runId: string; branchId: string; reason: string }): Promise<void> {
-  const message = `${input.reason}: add or enable a node (\`evotrainer nodes sync\`) or change the run's resources`;
+/** A job that can never start (no node fits, or its trainer refuses a factor): failed once, with an event saying why. */
+async function failBeforeLaunch(
+  deps: LoopDeps,
+  input: { jobId: string; kind: "train" | "eval"; runId: string; branchId: string; reason: string; factor?: string; adapter?: string },
+): Promise<void> {
+  const message = input.factor ? input.reason : `${input.reason}: add or enable a node (\`evotrainer nodes sync\`) or change the run's resources`;
+  const refused = input.factor ? { factor: input.factor, adapter: input.adapter } : {};
   await deps.db.$transaction(async (tx) => {
     await tx.job.update({ where: { id: input.jobId }, data: { state: "failed", failureClass: "config_error", message, finishedAt: new Date() } });
     if (input.kind === "train") await tx.branch.update({ where: { id: input.branchId }, data: { status: "failed" } });
-    await recordEvent(tx, { runId: input.runId, branchId: input.branchId, type: "failure", actor: "system", payload: { jobId: input.jobId, kind: input.kind, failureClass: "config_error", message } });
+    await recordEvent(tx, { runId: input.runId, branchId: input.branchId, type: "failure", actor: "system", payload: { jobId: input.jobId, kind: input.kind, failureClass: "config_error", message, ...refused } });
   });
   if (input.kind === "train") await advanceRun(deps, input.runId);
 }

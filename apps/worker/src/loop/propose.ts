@@ -1,4 +1,4 @@
-import { FACTOR_PATTERNS, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
+import { factorsFor, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
 import { json, loadLastTrainSteps, recordEvent, storeRecipe } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { budgetExhausted } from "./budget.ts";
@@ -50,7 +50,8 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
     domain: config.domain,
     report,
     recipe: parentRecipe,
-    factors: FACTOR_PATTERNS,
+    // Only what the run's trainer can run: a refused factor would fail at dispatch.
+    factors: factorsFor(config.adapter),
     lineage,
     skills: await loadSkills(db, run.organizationId),
     k: config.search.proposals,
@@ -74,6 +75,7 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
     triedRecipeHashes: new Set(parent.children.map((c) => c.recipe.hash)),
     keep: slots,
     successThreshold: config.gate.successThreshold,
+    factors: input.factors,
   });
 
   const created = await db.$transaction(async (tx) => {
