@@ -16,7 +16,13 @@ export interface ImportTarget {
  * Where to import: as a new base branch of an existing run, or as the base branch of a run created
  * from a config. `dir` is the run directory's absolute path: an import is found again by it.
  */
-export type ImportWhere = { adapter: "verl" | "trl"; dir: string } & ({ runId: string } | { config: RunConfig });
+export type ImportWhere = {
+  /** The trainer its job is recorded under. */
+  adapter: RunConfig["adapter"];
+  /** What was read, when not the trainer's own run directory (an agent trajectory format): the import is found again by it. */
+  format?: string;
+  dir: string;
+} & ({ runId: string } | { config: RunConfig });
 
 /**
  * The branch an imported run lands in. The same directory imported again (into the same run, with
@@ -27,7 +33,8 @@ export type ImportWhere = { adapter: "verl" | "trl"; dir: string } & ({ runId: s
  * leaves it alone.
  */
 export async function importTarget(db: Database, where: ImportWhere): Promise<ImportTarget> {
-  const externalId = `import:${where.adapter}:${where.dir}`;
+  const what = where.format ?? where.adapter;
+  const externalId = `import:${what}:${where.dir}`;
   const previous = await db.job.findFirst({
     where: { externalId, ...("runId" in where ? { branch: { runId: where.runId } } : {}) },
     orderBy: { createdAt: "asc" },
@@ -47,7 +54,7 @@ export async function importTarget(db: Database, where: ImportWhere): Promise<Im
       const last = await tx.branch.findFirst({ where: { runId: run.id }, orderBy: { version: "desc" }, select: { version: true } });
       const recipeId = await storeRecipe(tx, runConfigOf(run).recipe);
       const created = await tx.branch.create({ data: { runId: run.id, version: (last?.version ?? -1) + 1, round: run.round, status: "awaiting_decision", recipeId } });
-      await recordEvent(tx, { runId: run.id, branchId: created.id, type: "branch_created", actor: "cli", payload: { version: created.version, base: true, imported: { adapter: where.adapter, dir: where.dir } } });
+      await recordEvent(tx, { runId: run.id, branchId: created.id, type: "branch_created", actor: "cli", payload: { version: created.version, base: true, imported: { adapter: what, dir: where.dir } } });
       return created;
     });
   } else {
@@ -61,7 +68,7 @@ export async function importTarget(db: Database, where: ImportWhere): Promise<Im
     branchId: branch.id,
     type: "awaiting_decision",
     actor: "cli",
-    payload: { reason: `imported from a ${where.adapter} run directory; approve it to build on it`, imported: { adapter: where.adapter, dir: where.dir } },
+    payload: { reason: `imported from a ${what} ${where.format ? "file or directory" : "run directory"}; approve it to build on it`, imported: { adapter: what, dir: where.dir } },
   });
   const job = await importJob(db, { branchId: branch.id, externalId, adapter: where.adapter, message: `imported from ${where.dir}` });
   return { runId, branchId: branch.id, branchVersion: branch.version, jobId: job.id, created: true };

@@ -4,6 +4,7 @@ import { join, relative, resolve } from "node:path";
 import pg from "pg";
 import type { RunConfig } from "@evotrainer/core";
 import { createDatabase } from "@evotrainer/db";
+import { isAgentFormat } from "../agent-import-options.ts";
 import { branchLabeler, ingestFileWithProgress, quarantinedLines } from "../branch-ingest.ts";
 import { loadCliEnv } from "../env.ts";
 import { parseImportArgs } from "../import-options.ts";
@@ -12,6 +13,7 @@ import { readRunConfig } from "../config-files.ts";
 import { readRunDir } from "../run-dir-source.ts";
 import { stagedRolloutsJsonl } from "../staged-rollouts.ts";
 import { upsertTrainerMetrics } from "../trainer-metric-points.ts";
+import { importAgentCommand } from "./import-agent.ts";
 
 /**
  * `evotrainer import verl|trl <dir>`: turns a run a team already has into a branch, so it can be
@@ -21,6 +23,7 @@ import { upsertTrainerMetrics } from "../trainer-metric-points.ts";
  * again adds only what is new (see importTarget).
  */
 export async function importCommand(args: string[]): Promise<number> {
+  if (isAgentFormat(args[0])) return importAgentCommand(args);
   const options = parseImportArgs(args);
   const dir = resolve(options.dir);
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${options.dir}: no such directory`);
