@@ -41,7 +41,8 @@ export interface Verdict {
   checks: Check[];
   vsParent: BootstrapResult;
   vsBest: BootstrapResult;
-  vsControl: ControlComparison | null;
+  /** Absent on verdicts rebuilt from storage, where the check's numbers carry it. */
+  vsControl?: ControlComparison | null;
 }
 
 /** Reads a metric by its report name: a scalar, `label_rate.<label>` or `trainer.<key>`. */
