@@ -1,0 +1,14 @@
+import { trainGymBranch } from "../loop/gym-branch.ts";
+import { loadRunConfig } from "../loop/run-config.ts";
+const domain = process.argv[2] ?? "code";
+const steps = Number(process.argv[3] ?? 40);
+const tps = Number(process.argv[4] ?? 16);
+const config = loadRunConfig(`examples/gym-${domain}.yaml`, (c) => { c.search.stepsPerBranch = steps; if (domain === "swe") { c.recipe.env.readOnlyTests = true; } });
+const adapter = { tasksPerStep: tps, miniBatches: 2 };
+const parent = trainGymBranch({ config, runId: "r", branchId: "p", version: 0, recipe: config.recipe, adapter });
+const xs: number[] = [];
+for (let v = 1; v <= 40; v++) xs.push(trainGymBranch({ config, runId: "r", branchId: `b${v}`, version: v, recipe: config.recipe, start: parent.policy, adapter }).promotionScore);
+xs.sort((a, b) => a - b);
+const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+console.log(domain, steps, tps, "parent", parent.promotionScore.toFixed(3), "mean", m.toFixed(4), "sd", Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)).toFixed(4));
+console.log(xs.map((x) => x.toFixed(3)).join(" "));
