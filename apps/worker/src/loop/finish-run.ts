@@ -7,7 +7,8 @@ import { runConfigOf } from "@evotrainer/core";
 /** Budget figures of a run as its rows stand. */
 export async function budgetUsed(deps: LoopDeps, runId: string) {
   const run = await deps.db.run.findUniqueOrThrow({ where: { id: runId } });
-  const branches = await deps.db.branch.count({ where: { runId, parentId: { not: null } } });
+  // Controls are not candidates: they spend GPU time (counted in run.gpuSecondsUsed) but no branch slot.
+  const branches = await deps.db.branch.count({ where: { runId, parentId: { not: null }, kind: "candidate" } });
   return { run, config: runConfigOf(run), used: { gpuSeconds: run.gpuSecondsUsed, branches, rounds: run.round } };
 }
 

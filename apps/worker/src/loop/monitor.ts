@@ -8,6 +8,7 @@ import { advanceRun } from "./advance-run.ts";
 import type { LoopDeps } from "./deps.ts";
 import { ingestJobOutputs } from "./ingest-outputs.ts";
 import { mirrorOutputs } from "./mirror-outputs.ts";
+import { wakeRound } from "./round-controls.ts";
 import { staleHeartbeat } from "./stale-heartbeat.ts";
 import { runConfigOf } from "@evotrainer/core";
 
@@ -111,7 +112,11 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
         else await tx.run.update({ where: { id: branch.runId }, data: { status: "completed", finishedAt: now, finalReport: json({ sealed: null, error: failure }) } });
         await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "failure", actor: "system", payload: { jobId: job.id, kind: job.kind, ...failure, logTail: logTail.slice(-2_000) } });
       });
-      if (job.kind === "train") await advanceRun(deps, branch.runId);
+      if (job.kind === "train") {
+        // Siblings judged as a round were waiting for this branch; they go on without it.
+        await wakeRound(deps, branch);
+        await advanceRun(deps, branch.runId);
+      }
       return `failed: ${observation.failureClass}`;
     }
   }

@@ -14,6 +14,8 @@ export type EventType =
   | "failure"
   | "training_finished"
   | "verdict"
+  // A control branch trained and evaluated: its score is the round's baseline and a seed replicate.
+  | "control_measured"
   | "awaiting_decision"
   | "decision"
   // A completion decision applied: the branch promoted, rejected or vetoed.
