@@ -273,7 +273,7 @@ describe("ssh executor (real OpenSSH on 127.0.0.1)", () => {
     release(handle);
     while (!existsSync(join(handle.workDir, "exit_code"))) await sleep(20);
     await sshd.start();
-    let observation = lost;
+    let observation: JobObservation = lost;
     while (observation.state !== "succeeded") {
       await sleep(50);
       observation = await watcher.observe(handle);

@@ -87,7 +87,7 @@ export async function importAgentCommand(args: string[]): Promise<number> {
       rollouts.quarantined += result.quarantined;
     }
 
-    const quarantined = await quarantinedLines(db, files);
+    const quarantined = await quarantinedLines(db, target.jobId, files);
     const labelCounts = await db.rolloutLabel.groupBy({ by: ["label"], where: { branchId: target.branchId }, _count: { _all: true }, orderBy: { label: "asc" } });
     const labels = Object.fromEntries(labelCounts.map((l) => [l.label, l._count._all]));
     if (options.json) {
