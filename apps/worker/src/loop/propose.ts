@@ -43,7 +43,8 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   const labels = harnessVersionId === run.harnessVersionId ? storedLabels : mergeLabels(storedLabels, harness.label(rollouts, config.domain).labels);
   const report = harnessVersionId === run.harnessVersionId ? firstReport : healthReport(harness, rollouts, labels, trainer);
   const lineage = await loadLineage(db, run.id);
-  const revision = await db.decision.findFirst({ where: { branch: { runId: run.id }, kind: "revise" }, orderBy: { createdAt: "desc" } });
+  // A revise note is for the round after the branch it was given on, not for every later one.
+  const revision = await db.decision.findFirst({ where: { branch: { runId: run.id, round: payload.round - 1 }, kind: "revise" }, orderBy: { createdAt: "desc" } });
 
   const slots = Math.min(config.search.keep, config.budget.branches - used.branches);
   const locked = lockedEvaluationOf(config);
@@ -78,6 +79,7 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
     successThreshold: config.gate.successThreshold,
     factors: input.factors,
   });
+  await deps.failpoint("propose:planned");
 
   const created = await db.$transaction(async (tx) => {
     const fresh = await tx.run.updateMany({ where: { id: run.id, round: { lt: payload.round } }, data: { round: payload.round } });

@@ -99,6 +99,7 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
     );
   });
   if (!decisionId) return `awaiting a decision: ${gate.reasons.join("; ")}`;
+  await deps.failpoint("verdict:decided");
   return settleBranch(deps, branch.id, decisionId);
 }
 
@@ -130,6 +131,7 @@ async function judgeBaseline(
       await recordDecision(tx, { branchId: branch.id, kind: passed ? "approve" : "veto", actor: { kind: "policy" }, reason: passed ? "baseline checks passed" : failed.join("; ") }),
     );
   });
+  await deps.failpoint("verdict:decided");
   return settleBranch(deps, branch.id, decisionId);
 }
 
