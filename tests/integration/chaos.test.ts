@@ -6,11 +6,15 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
 import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { until } from "../support/until.ts";
 
-const databaseUrl = inject("databaseUrl");
+// A database of its own: every worker's reconcile sweep drives all the runs of its database, so a worker
+// of another test file would otherwise keep this run going while this one lies killed.
+const database = await createTestDatabase(inject("databaseUrl"));
+const databaseUrl = database.url;
 const redisUrl = inject("redisUrl");
 const scratch = process.env.EVO_CHAOS_DIR ?? mkdtempSync(join(tmpdir(), "evo-chaos-"));
 const db = createDatabase(databaseUrl);
@@ -136,6 +140,7 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     for (const w of workers) w.kill("SIGKILL");
     for (const p of prefixes) await deleteKeys(redisUrl, `${p}:*`);
     await db.$disconnect();
+    await database.drop();
     if (!process.env.EVO_CHAOS_DIR) rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -143,10 +148,13 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     const [calm, stormy, doubled] = prefixes as [string, string, string];
     console.log(`chaos seed ${SEED} (EVO_CHAOS_SEED=${SEED} replays it)`);
 
-    workers.push(startWorker(calm));
+    const calmWorker = startWorker(calm);
+    workers.push(calmWorker);
     const calmRun = await startRun(calm);
     await until("the undisturbed run", () => finished(calmRun), 600_000);
     const expected = await tables(calmRun);
+    // From here on only the worker under test may drive a run.
+    await killed(calmWorker);
 
     // Each incarnation of the worker stops at a seeded point ahead of where the run stands and is
     // SIGKILLed there, then the next one starts. The first kills take one point of each phase, in the
