@@ -269,12 +269,28 @@ def train(files, job, args, settings):
         def on_step_end(self, args, state, control, **kwargs):
             files.heartbeat(state.global_step, "update", state.global_step / max_steps)
 
+        # The Trainer logs a step more than once (the step's metrics, then the run's summary at the
+        # last step); the contract holds one line per step, so a step's logs merge until the next.
+        def __init__(self):
+            self.pending = {}
+
         def on_log(self, args, state, control, logs=None, **kwargs):
-            data = dict(logs or {})
+            if self.pending and self.pending["step"] != state.global_step:
+                self.flush()
+            data = self.pending.setdefault("data", {})
+            self.pending["step"] = state.global_step
+            data.update(logs or {})
             for long, short in SHORT_NAMES.items():
                 if long in data and short not in data:
                     data[short] = data[long]
-            files.metrics(state.global_step, data)
+
+        def on_train_end(self, args, state, control, **kwargs):
+            self.flush()
+
+        def flush(self):
+            if self.pending:
+                files.metrics(self.pending["step"], self.pending["data"])
+            self.pending = {}
 
     trainer = GRPOTrainer(
         model=model,
