@@ -255,6 +255,8 @@ def train(files, job, args, settings):
     model_path = args.pop("model_name_or_path")
     config = grpo_config(args)
     scorers = component_scorers(job, settings)
+    if not settings.get("dataset"):
+        raise ConfigError("a TRL train job needs trainer.dataset (the training tasks)")
     tasks = load_tasks(settings["dataset"])
     model, tokenizer = load_model(model_path)
     weights = dict(zip(scorers, config.reward_weights or [1.0] * len(scorers)))

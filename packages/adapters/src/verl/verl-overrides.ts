@@ -8,8 +8,10 @@ import { REWARD_WRAPPER_FILE, REWARD_WRAPPER_FUNCTION } from "./reward-wrapper.t
 import { verlNodes } from "./verl-nodes.ts";
 import { verlPaths } from "./verl-paths.ts";
 
-/** Settings of `job.adapter` the verl adapter reads (all optional). */
+/** Settings of `job.adapter` the verl adapter reads (all optional; core's verlSettingsSchema checks them). */
 export interface VerlJobSettings {
+  /** The interpreter on the node that runs the job wrapper and verl. */
+  python?: string;
   /** `data.train_files`: parquet file(s) in verl's dataset format. */
   trainFiles?: string | string[];
   /**
@@ -118,6 +120,11 @@ export function jobOverrides(job: Job): [string, HydraValue][] {
     out.push(["trainer.val_before_train", true]);
   } else {
     out.push(["trainer.total_training_steps", job.budget.maxSteps!]);
+    // verl validates and saves only at multiples of these (never when -1, its default): once, at
+    // the last step, gives the promotion-split evaluation and the checkpoint a child resumes from.
+    out.push(["trainer.test_freq", job.budget.maxSteps!]);
+    out.push(["trainer.save_freq", job.budget.maxSteps!]);
+    out.push(["trainer.val_before_train", false]);
   }
   return out;
 }
