@@ -1,8 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
+import { verlAdapter } from "@evotrainer/adapters";
+import { jobSchema, readCheckpoint, readEval, readStatus, rolloutSchema, type Job } from "@evotrainer/contract";
+import { defaultRecipe, parseTrainerSettings } from "@evotrainer/core";
 import { createDatabase, type RunReport } from "@evotrainer/db";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
@@ -127,4 +131,64 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
       await db.$disconnect();
     }
   }, 540_000);
+
+  it("runs the verl job wrapper over verl-format outputs (verl needs a GPU): rollouts with token counts, eval per task, checkpoint, exit classes", async () => {
+    writeArithmeticTasks(join(dir, "verl-tasks.jsonl"), "verl", 8);
+    const model = buildTinyModel(join(dir, "verl"), join(dir, "verl-tasks.jsonl"));
+    const split = { dataset: "/data/gsm8k/promotion.parquet", samplesPerTask: 4, temperature: 0.7, maxResponseTokens: 1024, grader: "math" };
+    const recipe = { ...defaultRecipe(), algo: { ...defaultRecipe().algo, groupSize: 4, maxResponseTokens: 256 } };
+    const verlJob = (name: string, kind: "train" | "eval"): { job: Job; workDir: string } => {
+      const workDir = join(dir, name);
+      mkdirSync(workDir, { recursive: true });
+      const job = jobSchema.parse({
+        contract: "evo.job/v1", runId: "run", branchId: "branch", jobId: name, kind, domain: "math",
+        policy: { base: model, ...(kind === "eval" ? { checkpoint: join(dir, "verl-train", "output", "verl", "checkpoints", "global_step_2") } : {}) },
+        recipe, evaluation: { promotion: split, sealed: { ...split, dataset: "/data/gsm8k/sealed.parquet" }, seed: 7 },
+        evalSplits: kind === "train" ? ["promotion"] : ["sealed"],
+        budget: { maxSeconds: 600, ...(kind === "train" ? { maxSteps: 2 } : {}), gpuCount: 1 }, seed: 1, outputDir: join(workDir, "output"),
+        adapter: parseTrainerSettings("verl", { python: TRL_PYTHON, trainFiles: "/data/gsm8k/train.parquet" }),
+      });
+      return { job, workDir };
+    };
+    // verl's own command after the wrapper's `--`, with verl's entry point swapped for the writer of its formats.
+    const run = (name: string, kind: "train" | "eval", env: Record<string, string> = {}) => {
+      const { job, workDir } = verlJob(name, kind);
+      const rendered = verlAdapter().render(job);
+      for (const [file, text] of Object.entries(rendered.files)) writeFileSync(join(workDir, file), text);
+      const separator = rendered.command.indexOf("--");
+      expect(rendered.command.slice(separator + 1, separator + 4)).toEqual([TRL_PYTHON, "-m", "verl.trainer.main_ppo"]);
+      const trainer = [TRL_PYTHON, join(process.cwd(), "tests/support/python/verl_format_trainer.py"), join(process.cwd(), "tests/fixtures/real/gsm8k-example-model-solutions.jsonl"), ...rendered.command.slice(separator + 4)];
+      const done = spawnSync(rendered.command[0]!, [...rendered.command.slice(1, separator + 1), ...trainer], { cwd: workDir, env: { ...process.env, ...rendered.env, ...env }, encoding: "utf8" });
+      return { code: done.status, output: `${done.stdout}${done.stderr}`, outputDir: job.outputDir };
+    };
+
+    const train = run("verl-train", "train");
+    expect(train.code, train.output).toBe(0);
+    const rows = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((line) => rolloutSchema.parse(JSON.parse(line)));
+    const step1 = rows(join(train.outputDir, "rollouts", "train", "step_1.jsonl"));
+    expect(step1.length).toBe(2 * 4);
+    expect(step1.every((r) => r.responseTokens > 0)).toBe(true);
+    // GPT-3's long solutions run past the recipe's 256-token limit: truncated where the tokenizer says so.
+    expect(step1.some((r) => r.truncated && r.finishReason === "length" && r.responseTokens >= 256)).toBe(true);
+    expect(step1.some((r) => !r.truncated && r.finishReason === "stop" && r.responseTokens < 256)).toBe(true);
+    expect(new Set(step1.map((r) => r.groupId)).size).toBe(2);
+    const result = await readEval(train.outputDir, 2);
+    expect(result?.splits.promotion?.tasks.length).toBe(4);
+    expect(result?.splits.promotion?.tasks.every((t) => t.samples === 4)).toBe(true);
+    expect(rows(join(train.outputDir, "rollouts", "eval", "step_2.jsonl")).every((r) => r.split === "promotion")).toBe(true);
+    expect(await readCheckpoint(train.outputDir)).toMatchObject({ step: 2, path: "verl/checkpoints/global_step_2" });
+    expect(await readStatus(train.outputDir)).toMatchObject({ state: "succeeded", exitCode: 0, lastStep: 2 });
+    expect(readFileSync(join(train.outputDir, "metrics.jsonl"), "utf8").trim().split("\n")).toHaveLength(2);
+
+    // An eval job: verl's validation alone (val_only) on the sealed split, from the branch's checkpoint.
+    const sealed = run("verl-sealed", "eval");
+    expect(sealed.code, sealed.output).toBe(0);
+    expect((await readEval(sealed.outputDir, 0))?.splits.sealed?.tasks.length).toBe(4);
+    expect(existsSync(join(sealed.outputDir, "rollouts", "train"))).toBe(false);
+
+    // A configuration verl refuses exits 2 (config_error, never retried), with verl's message.
+    const refused = run("verl-refused", "train", { VERL_FORMAT_FAIL: "config" });
+    expect(refused.code).toBe(2);
+    expect(await readStatus(refused.outputDir)).toMatchObject({ state: "failed", exitCode: 2, failureClass: "config_error", message: expect.stringContaining("ConfigAttributeError") });
+  }, 120_000);
 });

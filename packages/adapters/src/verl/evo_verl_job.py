@@ -18,7 +18,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections import OrderedDict, deque
 
 import evo_job
@@ -210,10 +209,14 @@ def run_trainer(files, job, command, mapper):
     reader.start()
     max_steps = job["budget"].get("maxSteps") or 1
     try:
-        while process.poll() is None:
+        while True:
             mapper.sync()
             files.heartbeat(mapper.last_step, "rollout" if job["kind"] == "train" else "eval", mapper.last_step / max_steps)
-            time.sleep(POLL_SECONDS)
+            try:
+                process.wait(timeout=POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                continue
     except evo_job.Preempted:
         os.killpg(process.pid, 15)
         process.wait()
