@@ -88,10 +88,10 @@ def component_scorers(job, settings):
 
 def grader_for(spec, domain):
     """The locked grader of a split: `math` (the final answer equals the task's answer) or `file.py:function`."""
-    import evo_reward
-
     grader = spec["grader"]
     if grader == "math" or (grader == "correctness" and domain == "math"):
+        import evo_reward
+
         return lambda completion, answer: 1.0 if evo_reward.answers_equal(evo_reward.final_answer(completion), answer) else 0.0
     if ":" in grader:
         path, name = grader.rsplit(":", 1)
