@@ -165,7 +165,11 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
                   <tr key={c.name}>
                     <td>{c.name}</td>
                     <td>
-                      <span className={`pill ${c.passed ? "ok" : "bad"}`}>{c.passed ? "pass" : "fail"}</span>
+                      {c.blocking === false ? (
+                        <span className="pill" title="shown as context; it does not decide the promotion">context</span>
+                      ) : (
+                        <span className={`pill ${c.passed ? "ok" : "bad"}`}>{c.passed ? "pass" : "fail"}</span>
+                      )}
                     </td>
                     <td>{c.detail}</td>
                     <td>
