@@ -11,7 +11,7 @@ import { NumbersTable } from "./numbers-table";
 import { recipeDiff } from "./recipe-diff";
 
 type Branch = RouterOutputs["branch"]["byId"];
-type Check = { name: string; passed: boolean; detail: string; numbers?: Record<string, unknown> };
+type Check = { name: string; passed: boolean; detail: string; numbers?: Record<string, unknown>; blocking?: boolean };
 type Finding = { id?: string; level?: string; message?: string; evidence?: unknown };
 
 const WAITING = ["awaiting_decision", "proposed"];
