@@ -1,4 +1,4 @@
-import { applyIntervention, interventionKey, type Intervention, type LockedEvaluation, type Proposer, type ProposerInput } from "@evotrainer/core";
+import { applyIntervention, interventionKey, offersFactor, type Intervention, type LockedEvaluation, type Proposer, type ProposerInput } from "@evotrainer/core";
 import { mentionsFactor } from "./lineage/factor-mentions.ts";
 import { triedOnParent } from "./lineage/tried-on-parent.ts";
 import { targetKey, unmovedTargets } from "./lineage/unmoved-targets.ts";
@@ -16,10 +16,10 @@ export interface RuleBasedProposerOptions {
 
 /**
  * The default proposer: skills whose trigger fires first, then the playbook's answers to the
- * report's findings. It proposes at most one intervention per factor, none that applyIntervention
- * would refuse, none already tried on this parent, none on a factor a person's veto named, and
- * none aiming a factor at a metric that factor already failed to move in this run, unless a
- * revision note names the factor: a new reason from a person.
+ * report's findings. It proposes at most one intervention per factor, only factors the run's trainer
+ * runs (`input.factors`), none that applyIntervention would refuse, none already tried on this
+ * parent, none on a factor a person's veto named, and none aiming a factor at a metric that factor
+ * already failed to move in this run, unless a revision note names the factor: a new reason from a person.
  */
 export class RuleBasedProposer implements Proposer {
   readonly name = "rule-based";
@@ -43,7 +43,7 @@ export class RuleBasedProposer implements Proposer {
     const factors = new Set<string>();
     for (const c of ordered) {
       if (out.length >= input.k) break;
-      if (factors.has(c.factor)) continue;
+      if (factors.has(c.factor) || !offersFactor(input.factors, c.factor)) continue;
       const outcome = tried.get(interventionKey(c));
       if (outcome === "exists" || (outcome === "failed" && !revised(c.factor))) continue;
       if (!revised(c.factor) && vetoReasons.some((r) => mentionsFactor(r, c.factor))) continue;

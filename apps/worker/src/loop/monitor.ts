@@ -78,6 +78,7 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
 
   switch (observation.state) {
     case "running":
+      await deps.failpoint(job.kind === "train" ? "monitor:training" : "monitor:sealed-evaluation");
       return "running";
     case "succeeded":
       return job.kind === "train" ? trainingSucceeded(deps, job, outputDir) : sealedEvaluationSucceeded(deps, job.id, outputDir);
@@ -91,7 +92,7 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
     case "failed": {
       const logTail = await executor.logTail(handle, LOG_TAIL_BYTES);
       const failure = { failureClass: observation.failureClass, exitCode: observation.exitCode, message: observation.message };
-      if (observation.retriable && job.attempts < job.maxAttempts && job.kind === "train") {
+      if (observation.retriable && job.attempts < job.maxAttempts) {
         const delay = 1_000 * 2 ** job.attempts;
         // A lost node's files are gone with it: the retry is placed anew.
         const moved = observation.failureClass === "node_lost";

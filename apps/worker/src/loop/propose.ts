@@ -1,4 +1,4 @@
-import { FACTOR_PATTERNS, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
+import { factorsFor, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
 import { json, loadLastTrainSteps, recordEvent, storeRecipe } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { budgetExhausted } from "./budget.ts";
@@ -43,7 +43,8 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   const labels = harnessVersionId === run.harnessVersionId ? storedLabels : mergeLabels(storedLabels, harness.label(rollouts, config.domain).labels);
   const report = harnessVersionId === run.harnessVersionId ? firstReport : healthReport(harness, rollouts, labels, trainer);
   const lineage = await loadLineage(db, run.id);
-  const revision = await db.decision.findFirst({ where: { branch: { runId: run.id }, kind: "revise" }, orderBy: { createdAt: "desc" } });
+  // A revise note is for the round after the branch it was given on, not for every later one.
+  const revision = await db.decision.findFirst({ where: { branch: { runId: run.id, round: payload.round - 1 }, kind: "revise" }, orderBy: { createdAt: "desc" } });
 
   const slots = Math.min(config.search.keep, config.budget.branches - used.branches);
   const locked = lockedEvaluationOf(config);
@@ -51,7 +52,8 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
     domain: config.domain,
     report,
     recipe: parentRecipe,
-    factors: FACTOR_PATTERNS,
+    // Only what the run's trainer can run: a refused factor would fail at dispatch.
+    factors: factorsFor(config.adapter),
     lineage,
     skills: await loadSkills(db, run.organizationId),
     k: config.search.proposals,
@@ -75,7 +77,9 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
     triedRecipeHashes: new Set(parent.children.filter((c) => c.kind === "candidate").map((c) => c.recipe.hash)),
     keep: slots,
     successThreshold: config.gate.successThreshold,
+    factors: input.factors,
   });
+  await deps.failpoint("propose:planned");
 
   const created = await db.$transaction(async (tx) => {
     const fresh = await tx.run.updateMany({ where: { id: run.id, round: { lt: payload.round } }, data: { round: payload.round } });

@@ -7,7 +7,7 @@ import {
   type GatePolicy,
   type Intervention,
 } from "@evotrainer/core";
-import { json, recordEvent } from "@evotrainer/db";
+import { json, recordDecision, recordEvent, type DecisionRecord } from "@evotrainer/db";
 import { coreDecision } from "./core-decision.ts";
 import type { LoopDeps } from "./deps.ts";
 import { runConfigOf } from "@evotrainer/core";
@@ -89,18 +89,17 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
       await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "awaiting_decision", actor: "system", payload: { reasons: gate.reasons, recommended: result.promote ? "approve" : "veto" } });
       return null;
     }
-    const stored = await tx.decision.create({
-      data: {
+    return policyDecisionId(
+      await recordDecision(tx, {
         branchId: branch.id,
-        stage: "completion",
         kind: decision.kind,
-        actorType: "policy",
+        actor: { kind: "policy" },
         reason: decision.kind === "veto" ? decision.reason : decision.kind === "revise" ? decision.instructions : (decision.note ?? "all gate checks passed"),
-      },
-    });
-    return stored.id;
+      }),
+    );
   });
   if (!decisionId) return `awaiting a decision: ${gate.reasons.join("; ")}`;
+  await deps.failpoint("verdict:decided");
   return settleBranch(deps, branch.id, decisionId);
 }
 
@@ -128,10 +127,16 @@ async function judgeBaseline(
       actor: "system",
       payload: json({ base: true, promote: passed, promotionScore: candidate.score, checks: checks.map((c) => ({ name: c.name, passed: c.passed, detail: c.detail })) }),
     });
-    const decision = await tx.decision.create({
-      data: { branchId: branch.id, stage: "completion", kind: passed ? "approve" : "veto", actorType: "policy", reason: passed ? "baseline checks passed" : failed.join("; ") },
-    });
-    return decision.id;
+    return policyDecisionId(
+      await recordDecision(tx, { branchId: branch.id, kind: passed ? "approve" : "veto", actor: { kind: "policy" }, reason: passed ? "baseline checks passed" : failed.join("; ") }),
+    );
   });
+  await deps.failpoint("verdict:decided");
   return settleBranch(deps, branch.id, decisionId);
+}
+
+/** The policy decides inside the verdict's transaction; a refusal there means another worker judged the branch first. */
+function policyDecisionId(recorded: DecisionRecord): string {
+  if (recorded.outcome === "refused") throw new Error(`the policy's decision was refused: ${recorded.message}`);
+  return recorded.decisionId;
 }

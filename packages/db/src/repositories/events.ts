@@ -18,6 +18,8 @@ export type EventType =
   | "control_measured"
   | "awaiting_decision"
   | "decision"
+  // A completion decision applied: the branch promoted, rejected or vetoed.
+  | "branch_settled"
   | "promotion"
   | "harness_check"
   | "harness_version"
