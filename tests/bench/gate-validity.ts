@@ -40,7 +40,7 @@ for (const domain of values.domains.split(",") as GymDomain[]) {
   for (const s of r.summary) {
     console.log(
       `  ${s.kind === "null" ? "null " : "power"} ${s.arm.padEnd(32)} ${String(s.scorePassed).padStart(4)}/${s.n} = ${pct(s.rate).padStart(6)} [${pct(s.interval[0])}, ${pct(s.interval[1])}]` +
-        `  mean Δ vs control ${s.meanDelta.toFixed(4)}; full verdict promoted ${s.promotedFullVerdict}/${s.n}; old gate (vs parent, task bootstrap) passed ${s.oldGateVsParent}/${s.n}`,
+        `  mean Δ vs control ${s.meanDelta.toFixed(4)}; full verdict promoted ${s.promotedFullVerdict}/${s.n}; old gate (task bootstrap vs parent) passed ${s.oldGateVsParent}/${s.n}, task bootstrap vs one control ${s.bootstrapVsControl}/${s.n}`,
     );
   }
 }

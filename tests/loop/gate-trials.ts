@@ -99,6 +99,8 @@ export interface Outcome {
   scorePassed: boolean;
   promoted: boolean;
   oldGatePassed: boolean;
+  /** The task bootstrap against one control: seed noise it cannot see. */
+  bootstrapVsControlPassed: boolean;
   delta: number;
   threshold: number | null;
 }
@@ -163,7 +165,17 @@ export function runDomain(domain: GymDomain, o: TrialOptions) {
         const vsControl = round.get(`k${i}`)!;
         const v = verdict({ candidate: c.side, parent: parent.side, intervention: arm.intervention, policy: config.gate, seed: SEED + t, vsControl });
         const old = pairedBootstrap(c.side.taskScores, parent.side.taskScores, { seed: SEED + t, resamples: config.gate.resamples, confidence: config.gate.confidence });
-        outcomes.push({ arm: arm.name, real: real && i === 0, scorePassed: vsControl.passed, promoted: v.promote, oldGatePassed: old.ci[0] > 0, delta: vsControl.delta, threshold: vsControl.threshold });
+        const sibling = pairedBootstrap(c.side.taskScores, controls[0]!.side.taskScores, { seed: SEED + t, resamples: config.gate.resamples, confidence: config.gate.confidence });
+        outcomes.push({
+          arm: arm.name,
+          real: real && i === 0,
+          scorePassed: vsControl.passed,
+          promoted: v.promote,
+          oldGatePassed: old.ci[0] > 0,
+          bootstrapVsControlPassed: sibling.ci[0] > 0,
+          delta: vsControl.delta,
+          threshold: vsControl.threshold,
+        });
       });
     }
   }
@@ -181,6 +193,7 @@ export function runDomain(domain: GymDomain, o: TrialOptions) {
       interval: wilson(k, rows.length),
       promotedFullVerdict: rows.filter((o) => o.promoted).length,
       oldGateVsParent: rows.filter((o) => o.oldGatePassed).length,
+      bootstrapVsControl: rows.filter((o) => o.bootstrapVsControlPassed).length,
       meanDelta,
     };
   });
