@@ -214,7 +214,7 @@ test("the server log has the details of a 5xx; a forged session cookie on / logs
     for (const forged of ["better-auth.session_token=forged.value", "better-auth.session_token=abc.mlBsRW2%2BqaCH50WoOQHc4XHfv0mgMEMCU7tdDgLRdhc%3D", "__Secure-better-auth.session_token=x"]) {
       const answer = await send("/", { url, headers: { cookie: forged } });
       expect(answer.status).toBe(307);
-      expect(answer.headers.location).toBe(`${url}/sign-in`);
+      expect(answer.headers.location).toMatch(/^(http:\/\/127\.0\.0\.1:\d+)?\/sign-in$/);
     }
     const cookie = await sessionCookie(seed.users.viewer.email, "127.0.0.14");
     const failed = await send(trpcGet("run.byId", { runId: "a\u0000b" }), { url, headers: { cookie } });
@@ -259,7 +259,8 @@ test("share links: the sealed split stays unseen until its release, then only it
   expect(all.items.some((r: { split: string }) => r.split === "sealed")).toBe(false);
   expect((await send(trpcGet("rollout.byId", { rolloutId: String(sealedRow.id) }), { headers: shared })).status).toBe(403);
   await page.goto(`/share/${token}/branches/${branchId}/rollouts?split=sealed`);
-  await expect(page.getByRole("alert")).toContainText("does not see the sealed split");
+  // The client retries a failed query a few times before it shows the error.
+  await expect(page.getByText(/Could not load rollouts: .*does not see the sealed split/)).toBeVisible({ timeout: 20_000 });
   expect(await page.content()).not.toContain(secret);
 
   // Released: the scores, and nothing of the tasks or answers.
@@ -271,7 +272,7 @@ test("share links: the sealed split stays unseen until its release, then only it
   const searched = JSON.parse((await send(trpcGet("rollout.list", { branchId, q: "sealed answer" }), { headers: shared })).body).result.data.json;
   expect(searched.items).toHaveLength(0);
   await page.goto(`/share/${token}/branches/${branchId}/rollouts?split=sealed`);
-  await expect(page.getByRole("row")).toHaveCount(5);
+  await expect(page.getByText("4 loaded")).toBeVisible();
   expect(await page.content()).not.toContain(secret);
   expect(await page.content()).not.toContain("sealed-task-");
 });
