@@ -74,6 +74,10 @@ describe("evotrainer import", () => {
     expect(await series(branchId, "trainer/actor/entropy")).toEqual([[1, 0.9], [2, 0.8], [3, 0.7]]);
     expect(await series(branchId, "trainer/kl")).toEqual([[1, 0.001], [2, 0.002], [3, 0.003]]);
     expect(await series(branchId, "trainer/actor/grad_norm")).toEqual([[1, 0.5], [3, 0.5]]);
+    // Import computes the step aggregates the charts read, as the worker's ingest does.
+    expect((await series(branchId, "train/rollouts")).map(([step]) => step)).toEqual([1, 2, 3]);
+    expect(await series(branchId, "train/reward_mean")).toContainEqual([2, 0.5]);
+    expect(await series(branchId, "train/dead_group_ratio")).toHaveLength(3);
 
     const again = importJson("verl", verl, "--config", configFile).report;
     expect(again).toMatchObject({ runId, branchId, created: false, rollouts: { added: 0, alreadyPresent: 0, quarantined: 0 }, metricPoints: { added: 0, changed: 0 }, labels: report.labels });
@@ -88,6 +92,15 @@ describe("evotrainer import", () => {
     expect(text.stdout).toContain(`${join(verl, "rollouts", "1.jsonl")}:5: invalid JSON`);
     expect(text.stdout).toMatch(/rollouts\/2\.jsonl:5: reward/);
     expect(text.stdout).toContain(`evotrainer decide ${branchId} approve`);
+
+    // The same directory under another config is refused, never silently landed in the old run.
+    const otherConfig = join(dir, "verl-run-other.yaml");
+    writeFileSync(otherConfig, stringify(mathConfig({ name: `cli-import-verl-other-${process.pid}`, adapter: "verl" })));
+    const refused = cli("import", "verl", verl, "--config", otherConfig);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`was imported before into run ${runId} under another run config`);
+    expect(refused.stderr).toContain(`--run ${runId}`);
+    expect(await db.run.count({ where: { name: `cli-import-verl-other-${process.pid}` } })).toBe(0);
   }, 90_000);
 
   it("imports a TRL output directory as a new base branch of an existing run, once", async () => {

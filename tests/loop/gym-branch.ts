@@ -50,6 +50,7 @@ export function trainGymBranch(input: GymBranchInput): TrainedGymBranch {
       checkpoint: input.start ? `memory:${input.branchId}/parent` : undefined,
       workDir: `memory:${input.branchId}`,
       maxSeconds: 600,
+      gpuCount: 0,
     }),
     adapter: input.adapter,
   });

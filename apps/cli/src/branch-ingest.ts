@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { compileHarness, runConfigOf, type RunConfig } from "@evotrainer/core";
-import { loadHarnessVersion, type Database } from "@evotrainer/db";
+import { loadHarnessVersion, type Database, type Tx } from "@evotrainer/db";
 import { harnessLabeler, ingestRolloutFile, type BatchLabeler, type IngestResult } from "@evotrainer/db/ingest";
 
 /**
@@ -23,7 +23,7 @@ export async function branchLabeler(db: Database, branchId: string): Promise<{ r
  * An import is a job of its own, so its cursors and quarantined lines are kept apart from training's.
  */
 export async function importJob(
-  db: Database,
+  db: Database | Tx,
   input: { branchId: string; externalId: string; adapter: RunConfig["adapter"]; message: string },
 ): Promise<{ id: string; created: boolean }> {
   const found = await db.job.findFirst({ where: { branchId: input.branchId, externalId: input.externalId } });
@@ -58,10 +58,10 @@ export async function ingestFileWithProgress(pool: pg.Pool, db: Database, input:
   return result;
 }
 
-/** Quarantined lines of these sources, in file and line order (at most `take`). */
-export async function quarantinedLines(db: Database, sources: readonly string[], take = 50): Promise<{ source: string; lineNumber: number; reason: string }[]> {
+/** Quarantined lines of one import's sources, in file and line order (at most `take`). */
+export async function quarantinedLines(db: Database, jobId: string, sources: readonly string[], take = 50): Promise<{ source: string; lineNumber: number; reason: string }[]> {
   return db.quarantinedLine.findMany({
-    where: { source: { in: [...sources] } },
+    where: { jobId, source: { in: [...sources] } },
     orderBy: [{ source: "asc" }, { lineNumber: "asc" }],
     take,
     select: { source: true, lineNumber: true, reason: true },

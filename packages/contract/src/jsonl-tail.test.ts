@@ -34,7 +34,7 @@ describe("readJsonlFrom", () => {
   it("returns a line being written only once it is complete, and exactly once", async () => {
     await writeFile(file, '{"a":1}\n');
     const first = await readJsonlFrom(file, start);
-    expect(first.lines).toEqual([{ lineNumber: 1, byteOffset: 0, text: '{"a":1}' }]);
+    expect(first.lines).toEqual([{ lineNumber: 1, byteOffset: 0, text: '{"a":1}', invalidUtf8: false }]);
     expect(first).toMatchObject({ nextOffset: 8, nextLineNumber: 1, hasMore: false });
 
     await appendFile(file, '{"b":[1,');
@@ -47,7 +47,7 @@ describe("readJsonlFrom", () => {
 
     await appendFile(file, "\n");
     const whole = await readJsonlFrom(file, cursor);
-    expect(whole.lines).toEqual([{ lineNumber: 2, byteOffset: 8, text: '{"b":[1,2]}' }]);
+    expect(whole.lines).toEqual([{ lineNumber: 2, byteOffset: 8, text: '{"b":[1,2]}', invalidUtf8: false }]);
     expect(whole).toMatchObject({ nextOffset: 20, nextLineNumber: 2 });
 
     const after = await readJsonlFrom(file, { byteOffset: whole.nextOffset, lineNumber: whole.nextLineNumber });
@@ -96,9 +96,9 @@ describe("readJsonlFrom", () => {
     await writeFile(file, '\uFEFF{"a":1}\r\n\r\n   \n{"b":2}\r\n\n{"c":3}\n');
     const tail = await readJsonlFrom(file, start);
     expect(tail.lines).toEqual([
-      { lineNumber: 1, byteOffset: 0, text: '{"a":1}' },
-      { lineNumber: 4, byteOffset: 18, text: '{"b":2}' },
-      { lineNumber: 6, byteOffset: 28, text: '{"c":3}' },
+      { lineNumber: 1, byteOffset: 0, text: '{"a":1}', invalidUtf8: false },
+      { lineNumber: 4, byteOffset: 18, text: '{"b":2}', invalidUtf8: false },
+      { lineNumber: 6, byteOffset: 28, text: '{"c":3}', invalidUtf8: false },
     ]);
     expect(tail.nextLineNumber).toBe(6);
   });
@@ -107,8 +107,8 @@ describe("readJsonlFrom", () => {
     await writeFile(file, '{"a":1}\n{"b":2}\n{"c":3}\n');
     const tail = await readJsonlFrom(file, { byteOffset: 8, lineNumber: 1 });
     expect(tail.lines).toEqual([
-      { lineNumber: 2, byteOffset: 8, text: '{"b":2}' },
-      { lineNumber: 3, byteOffset: 16, text: '{"c":3}' },
+      { lineNumber: 2, byteOffset: 8, text: '{"b":2}', invalidUtf8: false },
+      { lineNumber: 3, byteOffset: 16, text: '{"c":3}', invalidUtf8: false },
     ]);
   });
 
@@ -160,5 +160,11 @@ describe("readJsonlFrom", () => {
   it("rejects an invalid cursor", async () => {
     await expect(readJsonlFrom(file, { byteOffset: -1, lineNumber: 0 })).rejects.toThrow(RangeError);
     await expect(readJsonlFrom(file, { byteOffset: 0, lineNumber: 0, maxBytes: 0 })).rejects.toThrow(RangeError);
+  });
+
+  it("marks a line whose bytes are not UTF-8, and only that one", async () => {
+    await writeFile(file, Buffer.concat([Buffer.from('{"a":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n{"b":"café"}\n')]));
+    const tail = await readJsonlFrom(file, { byteOffset: 0, lineNumber: 0 });
+    expect(tail.lines.map((l) => [l.text, l.invalidUtf8])).toEqual([['{"a":"caf\ufffd"}', true], ['{"b":"café"}', false]]);
   });
 });

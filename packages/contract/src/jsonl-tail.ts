@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { open } from "node:fs/promises";
 import { ContractFileError } from "./contract-error.ts";
 
@@ -17,6 +18,8 @@ export interface JsonlLine {
   byteOffset: number;
   /** The line without its line ending. */
   text: string;
+  /** Bytes that are not UTF-8 were decoded as U+FFFD: the text is not exactly what the file holds. */
+  invalidUtf8: boolean;
 }
 
 export interface JsonlTail {
@@ -109,9 +112,10 @@ function takeLine(result: JsonlTail, bytes: Buffer): void {
   result.nextLineNumber += 1;
   let length = bytes.length;
   if (length > 0 && bytes[length - 1] === CARRIAGE_RETURN) length -= 1;
-  let text = bytes.toString("utf8", 0, length);
+  const content = bytes.subarray(0, length);
+  let text = content.toString("utf8");
   // Some Windows tools start UTF-8 files with a byte-order mark; it is not part of the JSON.
   if (lineStart === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === "") return;
-  result.lines.push({ lineNumber: result.nextLineNumber, byteOffset: lineStart, text });
+  result.lines.push({ lineNumber: result.nextLineNumber, byteOffset: lineStart, text, invalidUtf8: !isUtf8(content) });
 }

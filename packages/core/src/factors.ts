@@ -46,6 +46,18 @@ export function factorOf(tokens: readonly string[]): string | undefined {
   return best ? tokens.slice(0, best.pattern.length).join(".") : undefined;
 }
 
+/**
+ * Whether a factor id (`reward.components.format.weight`) is one of `patterns`, the factors a run's
+ * trainer can run. A trailing "*" takes the rest of the id, since passthrough keys hold dots.
+ */
+export function offersFactor(patterns: readonly FactorPattern[], factor: string): boolean {
+  const tokens = factor.split(".");
+  return patterns.some(({ pattern }) => {
+    const fits = pattern.length === tokens.length || (pattern.at(-1) === "*" && tokens.length > pattern.length);
+    return fits && pattern.every((p, i) => p === "*" || p === tokens[i]);
+  });
+}
+
 export interface FactorChanges {
   factors: string[];
   /** Changed locations that belong to no declared factor, as JSON pointers. */

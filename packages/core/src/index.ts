@@ -9,9 +9,13 @@ export { applyJsonPatch, jsonPatchSchema, patchOperationSchema, type JsonPatch, 
 export { parsePointer, formatPointer } from "./json-pointer.ts";
 export {
   recipeSchema, algoSchema, rewardSchema, dataSchema, envSchema, estimatorSchema, lossAggregationSchema,
-  defaultRecipe, recipeHash, type Recipe, type Estimator,
+  defaultRecipe, recipeHash, jsonValueSchema, type Recipe, type Estimator,
 } from "./recipe.ts";
-export { FACTOR_PATTERNS, factorOf, changedFactors, type FactorPattern, type FactorChanges } from "./factors.ts";
+export {
+  adapterNameSchema, trlSettingsSchema, verlSettingsSchema, gymSettingsSchema, TRAINER_SETTINGS_SCHEMAS, UNSUPPORTED_FACTORS, parseTrainerSettings, factorsFor,
+  type AdapterName, type TrlSettings, type VerlSettings,
+} from "./trainer-settings.ts";
+export { FACTOR_PATTERNS, factorOf, changedFactors, offersFactor, type FactorPattern, type FactorChanges } from "./factors.ts";
 export { lockedEvaluationSchema, EVALUATION_PATHS, touchedEvaluationPath, changedEvaluationPath, type LockedEvaluation } from "./locked-evaluation.ts";
 export { interventionSchema, provenanceSchema, effectDirectionSchema, type Intervention, type Provenance, type EffectDirection } from "./intervention.ts";
 export { applyIntervention, type ApplyResult, type RejectionReason } from "./apply-intervention.ts";
@@ -51,6 +55,10 @@ export { overlongPenalty, recipeScore, rescore } from "./reward-shaping.ts";
 export { backtest, type BacktestInput, type BacktestReport, type Prediction, type AdvantagePair } from "./backtest.ts";
 
 export { taskScores, pairedBootstrap, type BootstrapResult } from "./bootstrap.ts";
+export { judgeRound, type ControlComparison } from "./gate/control-test.ts";
+export { addControlRound, seedSd, NO_NOISE_FLOOR, type NoiseFloor } from "./gate/noise-floor.ts";
+export { holm } from "./gate/holm.ts";
+export { studentTUpperTail, studentTQuantileUpper } from "./gate/student-t.ts";
 export { verdict, metricValue, type Verdict, type VerdictInput, type Check, type GateSide } from "./verdict.ts";
 
 export { decisionSchema, gateStageSchema, actorSchema, type Decision, type GateStage } from "./decision.ts";
@@ -87,3 +95,4 @@ export { llmSettingsSchema, llmProviderSchema, type LlmSettings, type LlmProvide
 export { planRound, type PlanRoundInput, type PlannedIntervention } from "./loop/plan-round.ts";
 export { placeJob, placementCanWait, type SchedulableNode, type GpuAllocation, type PlacementRequest, type Placement } from "./scheduling/place-job.ts";
 export { baselineChecks } from "./loop/baseline-checks.ts";
+export * from "./lifecycle/index.ts";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { contentHash } from "./content-hash.ts";
 
-const jsonValue: z.ZodType<unknown> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+export const jsonValueSchema: z.ZodType<unknown> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), z.record(z.string(), jsonValueSchema)]),
 );
 
 /** Names of verl's advantage estimators (`algorithm.adv_estimator`), plus Dr. GRPO (GRPO without std scaling). */
@@ -77,8 +77,8 @@ export const recipeSchema = z.strictObject({
   env: envSchema,
   // Trainer-specific keys, verbatim (e.g. verl's Hydra paths "actor_rollout_ref.actor.ppo_epochs").
   passthrough: z.strictObject({
-    verl: z.record(z.string(), jsonValue).optional(),
-    trl: z.record(z.string(), jsonValue).optional(),
+    verl: z.record(z.string(), jsonValueSchema).optional(),
+    trl: z.record(z.string(), jsonValueSchema).optional(),
   }),
 });
 export type Recipe = z.infer<typeof recipeSchema>;

@@ -5,6 +5,7 @@ import { gatePolicySchema } from "./harness/harness.ts";
 import { llmSettingsSchema } from "./llm-settings.ts";
 import type { LockedEvaluation } from "./locked-evaluation.ts";
 import { recipeSchema } from "./recipe.ts";
+import { adapterNameSchema, TRAINER_SETTINGS_SCHEMAS } from "./trainer-settings.ts";
 
 /** What a person writes to start a run (examples/*.yaml); validated once, then frozen on the Run row. */
 export const runConfigSchema = z.strictObject({
@@ -25,8 +26,13 @@ export const runConfigSchema = z.strictObject({
       keep: z.number().int().min(1).max(8).default(2),
       stepsPerBranch: z.number().int().min(1).default(30),
       proposer: z.enum(["rule", "llm"]).default("rule"),
+      // sibling: each round also trains the parent's recipe unchanged (the control), and candidates
+      // are judged against it; none: judged against the parent, which mixes in extra training.
+      control: z.enum(["sibling", "none"]).default("sibling"),
+      // Control children per round: two or more measure the seed noise the gate must beat.
+      controlReplicates: z.number().int().min(1).max(8).default(2),
     })
-    .default({ proposals: 4, keep: 2, stepsPerBranch: 30, proposer: "rule" }),
+    .default({ proposals: 4, keep: 2, stepsPerBranch: 30, proposer: "rule", control: "sibling", controlReplicates: 2 }),
   // The LLM proposer's provider, model, prices and dollar budget, when search.proposer is "llm".
   llm: llmSettingsSchema.optional(),
   budget: z.strictObject({
@@ -37,7 +43,10 @@ export const runConfigSchema = z.strictObject({
   }),
   // Where jobs run (this machine, GPU nodes over SSH, a Kubernetes pool) and which trainer runs them.
   executor: z.enum(["local", "ssh", "kubernetes"]).default("local"),
-  adapter: z.enum(["gym", "verl", "trl"]).default("gym"),
+  adapter: adapterNameSchema.default("gym"),
+  // The adapter's own settings (dataset, reward functions, trainer arguments), checked against its
+  // schema below and handed to every job as \`job.adapter\`.
+  trainer: z.record(z.string(), z.unknown()).default({}),
   resources: z
     .strictObject({
       gpusPerJob: z.number().int().min(0).default(1),
@@ -48,6 +57,12 @@ export const runConfigSchema = z.strictObject({
     })
     .default({ gpusPerJob: 1, nodeLabels: {} }),
   seed: z.number().int().nonnegative().default(0),
+}).superRefine((config, ctx) => {
+  const settings = TRAINER_SETTINGS_SCHEMAS[config.adapter].safeParse(config.trainer);
+  if (settings.success) return;
+  for (const issue of settings.error.issues) {
+    ctx.addIssue({ code: "custom", path: ["trainer", ...issue.path], message: `${issue.message} (${config.adapter} settings)` });
+  }
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
 export type RunConfigInput = z.input<typeof runConfigSchema>;

@@ -1,17 +1,18 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import pg from "pg";
 import type { RunConfig } from "@evotrainer/core";
 import { createDatabase } from "@evotrainer/db";
-import { branchLabeler, ingestFileWithProgress, quarantinedLines } from "../branch-ingest.ts";
+import { isAgentFormat } from "../agent-import-options.ts";
+import { branchLabeler, quarantinedLines } from "../branch-ingest.ts";
 import { loadCliEnv } from "../env.ts";
 import { parseImportArgs } from "../import-options.ts";
+import { ingestRunDir, resumable } from "../import-run-dir.ts";
 import { importTarget } from "../import-target.ts";
 import { readRunConfig } from "../config-files.ts";
 import { readRunDir } from "../run-dir-source.ts";
-import { stagedRolloutsJsonl } from "../staged-rollouts.ts";
-import { upsertTrainerMetrics } from "../trainer-metric-points.ts";
+import { importAgentCommand } from "./import-agent.ts";
 
 /**
  * `evotrainer import verl|trl <dir>`: turns a run a team already has into a branch, so it can be
@@ -21,6 +22,7 @@ import { upsertTrainerMetrics } from "../trainer-metric-points.ts";
  * again adds only what is new (see importTarget).
  */
 export async function importCommand(args: string[]): Promise<number> {
+  if (isAgentFormat(args[0])) return importAgentCommand(args);
   const options = parseImportArgs(args);
   const dir = resolve(options.dir);
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${options.dir}: no such directory`);
@@ -47,24 +49,11 @@ export async function importCommand(args: string[]): Promise<number> {
     const target = await importTarget(db, { adapter: options.adapter, dir, ...where });
     say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}`);
     const { labeler } = await branchLabeler(db, target.branchId);
-    const owner = { runId: target.runId, branchId: target.branchId, jobId: target.jobId };
 
-    const rollouts = { added: 0, alreadyPresent: 0, quarantined: 0, repeatedRows: source.repeatedRows };
-    for (const [i, file] of source.files.entries()) {
-      // Ingest reads JSONL: each trainer file becomes one, line for line (see stagedRolloutsJsonl).
-      const staged = join(staging, `${i}.jsonl`);
-      const text = stagedRolloutsJsonl(file);
-      writeFileSync(staged, text);
-      const label = `import ${options.adapter}: [${i + 1}/${source.files.length}] ${relative(dir, file.source)}`;
-      const result = await ingestFileWithProgress(pool, db, { owner, labeler, file: staged, source: file.source, label }, Buffer.byteLength(text));
-      rollouts.added += result.inserted;
-      rollouts.alreadyPresent += result.duplicates;
-      rollouts.quarantined += result.quarantined;
-    }
-    const points = await upsertTrainerMetrics(pool, target.branchId, source.metrics);
+    const { rollouts, points } = await resumable(target, () => ingestRunDir(pool, db, { source, target, labeler, staging, dir, adapter: options.adapter }));
     say(`trainer metrics of ${source.metrics.length} steps: ${points.added} points added, ${points.changed} changed`);
 
-    const quarantined = await quarantinedLines(db, source.files.map((f) => f.source));
+    const quarantined = await quarantinedLines(db, target.jobId, source.files.map((f) => f.source));
     const labelCounts = await db.rolloutLabel.groupBy({ by: ["label"], where: { branchId: target.branchId }, _count: { _all: true }, orderBy: { label: "asc" } });
     const labels = Object.fromEntries(labelCounts.map((l) => [l.label, l._count._all]));
     if (options.json) {

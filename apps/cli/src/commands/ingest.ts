@@ -29,8 +29,9 @@ export async function ingestCommand(args: string[]): Promise<number> {
     const job = await importJob(db, { branchId, externalId: `import:${path}`, adapter: config.adapter, message: `imported from ${path}` });
     const owner = { runId, branchId, jobId: job.id };
     const result = await ingestFileWithProgress(pool, db, { owner, labeler, file: path, source: path, label: "ingest" }, size);
+    if (result.rewritten) console.log(`ingest: ${file} changed since it was last read; it was read again from the start (rows already present were skipped)`);
     console.log(`ingest: ${result.inserted} rollouts added, ${result.duplicates} already present, ${result.quarantined} lines quarantined`);
-    for (const line of await quarantinedLines(db, [path])) console.log(`  ${path}:${line.lineNumber}: ${line.reason}`);
+    for (const line of await quarantinedLines(db, job.id, [path])) console.log(`  ${path}:${line.lineNumber}: ${line.reason}`);
     return 0;
   } finally {
     await pool.end();

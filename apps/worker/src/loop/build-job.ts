@@ -1,5 +1,5 @@
 import { jobSchema, type Job } from "@evotrainer/contract";
-import type { RunConfig } from "@evotrainer/core";
+import { parseTrainerSettings, type RunConfig } from "@evotrainer/core";
 
 export interface JobPlan {
   jobId: string;
@@ -12,6 +12,8 @@ export interface JobPlan {
   checkpoint: string | undefined;
   workDir: string;
   maxSeconds: number;
+  /** GPUs the job holds: 0 on a node without any, where trainers must run on the CPU. */
+  gpuCount: number;
 }
 
 /** The evo.job/v1 document for one job of a branch, validated before any trainer sees it. */
@@ -28,9 +30,10 @@ export function buildJob(config: RunConfig, plan: JobPlan): Job {
     evaluation: config.evaluation,
     // Training jobs are gated on the promotion split; the sealed split is evaluated once, at the end.
     evalSplits: plan.kind === "train" ? ["promotion"] : ["sealed"],
-    budget: { maxSeconds: plan.maxSeconds, ...(plan.kind === "train" ? { maxSteps: config.search.stepsPerBranch } : {}), gpuCount: 0 },
+    budget: { maxSeconds: plan.maxSeconds, ...(plan.kind === "train" ? { maxSteps: config.search.stepsPerBranch } : {}), gpuCount: plan.gpuCount },
     seed: config.seed * 10_000 + plan.branchVersion,
     outputDir: `${plan.workDir}/output`,
-    adapter: {},
+    // The run's trainer settings, validated against the adapter's schema when the run was created.
+    adapter: parseTrainerSettings(config.adapter, config.trainer),
   });
 }

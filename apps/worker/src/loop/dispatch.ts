@@ -1,13 +1,13 @@
+import { UnsupportedFactorError } from "@evotrainer/adapters";
 import { QueueName } from "@evotrainer/queue";
 import { recordEvent } from "@evotrainer/db";
 import { buildJob } from "./build-job.ts";
 import type { LoopDeps } from "./deps.ts";
-import { runConfigOf } from "@evotrainer/core";
+import { ACTIVE_JOB_STATES, runConfigOf } from "@evotrainer/core";
 import { advanceRun } from "./advance-run.ts";
 import { finishRunIfBudgetSpent } from "./finish-run.ts";
 import { placeOnNode } from "./place-on-node.ts";
 
-const activeJobStates = ["pending", "submitted", "running"] as const;
 
 /** What dispatch answers while every fitting GPU slot is taken; the worker looks again later. */
 export const WAITING_FOR_GPU = "waiting for a GPU slot";
@@ -26,6 +26,7 @@ interface StoredCheckpoint {
 export async function dispatch(deps: LoopDeps, payload: { runId: string; branchId: string }): Promise<string> {
   const { db } = deps;
   const branch = await db.branch.findUniqueOrThrow({ where: { id: payload.branchId }, include: { run: true, recipe: true, parent: true } });
+  if (branch.run.status === "finishing") return dispatchSealedEvaluation(deps, branch);
   if (branch.run.status !== "running") return `run is ${branch.run.status}`;
   if (branch.status !== "queued" && branch.status !== "training") return `branch is ${branch.status}`;
   if (await finishRunIfBudgetSpent(deps, branch.runId)) {
@@ -41,7 +42,7 @@ export async function dispatch(deps: LoopDeps, payload: { runId: string; branchI
 
   const config = runConfigOf(branch.run);
   const job = await db.$transaction(async (tx) => {
-    const existing = await tx.job.findFirst({ where: { branchId: branch.id, kind: "train", state: { in: [...activeJobStates] } } });
+    const existing = await tx.job.findFirst({ where: { branchId: branch.id, kind: "train", state: { in: [...ACTIVE_JOB_STATES] } } });
     if (existing) return existing;
     await tx.branch.update({ where: { id: branch.id }, data: { status: "training" } });
     return tx.job.create({ data: { branchId: branch.id, kind: "train", executor: config.executor, adapter: config.adapter, state: "pending" } });
@@ -52,6 +53,18 @@ export async function dispatch(deps: LoopDeps, payload: { runId: string; branchI
   }
   const checkpoint = branch.parent?.checkpoint as StoredCheckpoint | null | undefined;
   return launchJob(deps, { jobId: job.id, kind: "train", branchId: branch.id, checkpoint });
+}
+
+/** The finishing run's sealed evaluation of its best branch: launched, or handed back to the monitor. */
+async function dispatchSealedEvaluation(deps: LoopDeps, branch: { id: string; runId: string; checkpoint: unknown }): Promise<string> {
+  const job = await deps.db.job.findFirst({ where: { branchId: branch.id, kind: "eval", state: { in: [...ACTIVE_JOB_STATES] } } });
+  if (!job) return "no sealed evaluation to start";
+  if (job.state === "running" && job.externalId) {
+    await deps.producer.enqueue(QueueName.Monitor, { runId: branch.runId, branchId: branch.id, jobId: job.id });
+    return "sealed evaluation already running";
+  }
+  await deps.failpoint("dispatch:sealed-evaluation");
+  return launchJob(deps, { jobId: job.id, kind: "eval", branchId: branch.id, checkpoint: branch.checkpoint as StoredCheckpoint | null });
 }
 
 /**
@@ -71,7 +84,7 @@ export async function launchJob(
     const pool = config.resources.pool ? await db.gpuNode.findFirst({ where: { name: config.resources.pool, executor: "kubernetes", enabled: true } }) : null;
     if (!pool) {
       const reason = config.resources.pool ? `no enabled Kubernetes pool named "${config.resources.pool}"` : "a run with executor: kubernetes needs resources.pool";
-      await failUnplaceable(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason });
+      await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason });
       return `cannot be placed: ${reason}`;
     }
     row = await db.job.update({ where: { id: row.id }, data: { nodeId: pool.id, gpuCount: config.resources.gpusPerJob } });
@@ -82,7 +95,7 @@ export async function launchJob(
     const placement = await placeOnNode(db, row.id, { gpus: config.resources.gpusPerJob, labels: config.resources.nodeLabels, ...(pin ? { nodeId: pin } : {}) });
     if (!placement.placed) {
       if (placement.canWait) return WAITING_FOR_GPU;
-      await failUnplaceable(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: placement.reason });
+      await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: placement.reason });
       return `cannot be placed: ${placement.reason}`;
     }
     row = await db.job.findUniqueOrThrow({ where: { id: input.jobId } });
@@ -100,8 +113,18 @@ export async function launchJob(
     checkpoint: input.checkpoint?.path,
     workDir,
     maxSeconds: remaining,
+    // A local job has what the run asks for; a placed one what it was given.
+    gpuCount: row.executor === "local" ? config.resources.gpusPerJob : row.gpuCount,
   });
-  const rendered = deps.adapters[config.adapter].render(job);
+  let rendered: ReturnType<LoopDeps["adapters"]["gym"]["render"]>;
+  try {
+    rendered = deps.adapters[config.adapter].render(job);
+  } catch (error) {
+    if (!(error instanceof UnsupportedFactorError)) throw error;
+    // Rendering fails the same way every time: fail the branch once rather than let the queue retry it.
+    await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: error.message, factor: error.factor, adapter: error.trainer });
+    return `cannot be rendered: ${error.message}`;
+  }
   const env = row.gpuIndexes.length > 0 ? { CUDA_VISIBLE_DEVICES: row.gpuIndexes.join(","), ...rendered.env } : rendered.env;
   const handle = await executor.launch({
     jobId: input.jobId,
@@ -129,12 +152,17 @@ export async function launchJob(
   return "launched";
 }
 
-async function failUnplaceable(deps: LoopDeps, input: { jobId: string; kind: "train" | "eval"; runId: string; branchId: string; reason: string }): Promise<void> {
-  const message = `${input.reason}: add or enable a node (\`evotrainer nodes sync\`) or change the run's resources`;
+/** A job that can never start (no node fits, or its trainer refuses a factor): failed once, with an event saying why. */
+async function failBeforeLaunch(
+  deps: LoopDeps,
+  input: { jobId: string; kind: "train" | "eval"; runId: string; branchId: string; reason: string; factor?: string; adapter?: string },
+): Promise<void> {
+  const message = input.factor ? input.reason : `${input.reason}: add or enable a node (\`evotrainer nodes sync\`) or change the run's resources`;
+  const refused = input.factor ? { factor: input.factor, adapter: input.adapter } : {};
   await deps.db.$transaction(async (tx) => {
     await tx.job.update({ where: { id: input.jobId }, data: { state: "failed", failureClass: "config_error", message, finishedAt: new Date() } });
     if (input.kind === "train") await tx.branch.update({ where: { id: input.branchId }, data: { status: "failed" } });
-    await recordEvent(tx, { runId: input.runId, branchId: input.branchId, type: "failure", actor: "system", payload: { jobId: input.jobId, kind: input.kind, failureClass: "config_error", message } });
+    await recordEvent(tx, { runId: input.runId, branchId: input.branchId, type: "failure", actor: "system", payload: { jobId: input.jobId, kind: input.kind, failureClass: "config_error", message, ...refused } });
   });
   if (input.kind === "train") await advanceRun(deps, input.runId);
 }

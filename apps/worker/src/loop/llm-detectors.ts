@@ -20,7 +20,7 @@ export async function registerLlmDetectors(
   const known = new Set(harness.definition.detectors.filter((d) => d.domains.includes(config.domain)).map((d) => d.label));
   const fresh = input.detectors.filter((d) => !known.has(d.label));
 
-  const settled = await db.branch.findMany({ where: { runId: run.id, status: { in: ["promoted", "rejected", "vetoed"] } }, select: { id: true, status: true } });
+  const settled = await db.branch.findMany({ where: { runId: run.id, kind: "candidate", status: { in: ["promoted", "rejected", "vetoed"] } }, select: { id: true, status: true } });
   const branches: BranchRollouts[] = [];
   for (const b of settled) {
     const { rollouts } = await loadLastTrainSteps(db, b.id, FINAL_TRAIN_STEPS);
@@ -28,7 +28,7 @@ export async function registerLlmDetectors(
   }
   const reviewed = await db.rolloutLabel.findMany({ where: { rollout: { runId: run.id }, review: { not: null } }, include: { rollout: { select: { uid: true } } } });
   const confirmed: ConfirmedLabel[] = reviewed.map((l) => ({ rolloutUid: l.rollout.uid, label: l.label, present: l.review === "confirmed" }));
-  const validations = fresh.map((d) => retroValidate(d, branches, confirmed));
+  const validations = fresh.map((d) => retroValidate(d, branches, confirmed, { domain: config.domain, successThreshold: config.gate.successThreshold }));
   const registered = registerDetectors(harness.definition, validations);
 
   await db.$transaction(async (tx) => {

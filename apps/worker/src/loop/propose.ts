@@ -1,4 +1,4 @@
-import { FACTOR_PATTERNS, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
+import { factorsFor, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
 import { json, loadLastTrainSteps, recordEvent, storeRecipe } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { budgetExhausted } from "./budget.ts";
@@ -10,6 +10,7 @@ import { lastTrainerMetrics } from "./last-trainer-metrics.ts";
 import { loadLineage } from "./lineage.ts";
 import { registerLlmDetectors } from "./llm-detectors.ts";
 import { loadProposalHistory } from "./proposal-history.ts";
+import { createControls } from "./round-controls.ts";
 import { roundProposals } from "./round-proposals.ts";
 import { loadSkills } from "./skills.ts";
 
@@ -30,7 +31,9 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   const exhausted = budgetExhausted(config.budget, used);
   if (exhausted) return finishRun(deps, run.id, exhausted);
 
-  const parent = await db.branch.findUniqueOrThrow({ where: { id: run.bestBranchId! }, include: { recipe: true, children: { include: { recipe: true } } } });
+  // Nothing to build on when the base branch itself failed (a trainer that refuses the base recipe, say).
+  if (!run.bestBranchId) return finishRun(deps, run.id, "no branch trained successfully");
+  const parent = await db.branch.findUniqueOrThrow({ where: { id: run.bestBranchId }, include: { recipe: true, children: { include: { recipe: true } } } });
   const parentRecipe = recipeSchema.parse(JSON.parse(parent.recipe.canonical));
   const { rollouts, labels: storedLabels } = await loadLastTrainSteps(db, parent.id, FINAL_TRAIN_STEPS);
   const first = await deps.harnesses.get(run.harnessVersionId!);
@@ -42,7 +45,8 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   const labels = harnessVersionId === run.harnessVersionId ? storedLabels : mergeLabels(storedLabels, harness.label(rollouts, config.domain).labels);
   const report = harnessVersionId === run.harnessVersionId ? firstReport : healthReport(harness, rollouts, labels, trainer);
   const lineage = await loadLineage(db, run.id);
-  const revision = await db.decision.findFirst({ where: { branch: { runId: run.id }, kind: "revise" }, orderBy: { createdAt: "desc" } });
+  // A revise note is for the round after the branch it was given on, not for every later one.
+  const revision = await db.decision.findFirst({ where: { branch: { runId: run.id, round: payload.round - 1 }, kind: "revise" }, orderBy: { createdAt: "desc" } });
 
   const slots = Math.min(config.search.keep, config.budget.branches - used.branches);
   const locked = lockedEvaluationOf(config);
@@ -50,7 +54,8 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
     domain: config.domain,
     report,
     recipe: parentRecipe,
-    factors: FACTOR_PATTERNS,
+    // Only what the run's trainer can run: a refused factor would fail at dispatch.
+    factors: factorsFor(config.adapter),
     lineage,
     skills: await loadSkills(db, run.organizationId),
     k: config.search.proposals,
@@ -71,10 +76,12 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
     proposals,
     parentRollouts: rollouts,
     parentLabels: labels,
-    triedRecipeHashes: new Set(parent.children.map((c) => c.recipe.hash)),
+    triedRecipeHashes: new Set(parent.children.filter((c) => c.kind === "candidate").map((c) => c.recipe.hash)),
     keep: slots,
     successThreshold: config.gate.successThreshold,
+    factors: input.factors,
   });
+  await deps.failpoint("propose:planned");
 
   const created = await db.$transaction(async (tx) => {
     const fresh = await tx.run.updateMany({ where: { id: run.id, round: { lt: payload.round } }, data: { round: payload.round } });
@@ -138,15 +145,20 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
       await recordEvent(tx, { runId: run.id, branchId: branch.id, type: "branch_created", actor: "system", payload: { version, factor: p.intervention.factor, parent: parent.id } });
       branches.push(branch.id);
     }
-    return branches;
+    // Candidates are judged against what the parent becomes with the same extra training.
+    const controls =
+      branches.length > 0 && config.search.control === "sibling"
+        ? await createControls(tx, { runId: run.id, parent, round: payload.round, version, replicates: config.search.controlReplicates })
+        : [];
+    return { branches, controls };
   });
 
   if (created === null) return `round ${payload.round} was proposed concurrently`;
   if (detectors.length > 0) await registerLlmDetectors(deps, { runId: run.id, round: payload.round, detectors });
-  if (created.length === 0) return finishRun(deps, run.id, "the proposer found no new intervention to try");
-  for (const branchId of created) await deps.producer.enqueue(QueueName.Dispatch, { runId: run.id, branchId });
-  deps.log(`propose: run ${run.id} round ${payload.round}: ${planned.length} proposals, ${created.length} branch(es)`);
-  return `${created.length} branch(es) queued`;
+  if (created.branches.length === 0) return finishRun(deps, run.id, "the proposer found no new intervention to try");
+  for (const branchId of [...created.branches, ...created.controls]) await deps.producer.enqueue(QueueName.Dispatch, { runId: run.id, branchId });
+  deps.log(`propose: run ${run.id} round ${payload.round}: ${planned.length} proposals, ${created.branches.length} branch(es), ${created.controls.length} control(s)`);
+  return `${created.branches.length} branch(es) and ${created.controls.length} control(s) queued`;
 }
 
 function mergeLabels(stored: readonly Label[], fresh: readonly Label[]): Label[] {

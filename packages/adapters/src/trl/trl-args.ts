@@ -1,20 +1,13 @@
 import { posix } from "node:path";
 import type { Job } from "@evotrainer/contract";
-import type { Recipe } from "@evotrainer/core";
+import { trlSettingsSchema, type Recipe } from "@evotrainer/core";
 import { UnsupportedFactorError } from "../unsupported-factor.ts";
 
 /** A JSON value, as TRL's YAML config holds it. */
 export type TrlValue = string | number | boolean | null | readonly TrlValue[] | { readonly [key: string]: TrlValue };
 
-/** Settings of `job.adapter` the TRL adapter reads (all optional). */
-export interface TrlJobSettings {
-  /** `dataset_name`: a Hub dataset id or a local path. */
-  dataset?: string;
-  /** `reward_funcs`: names of TRL's reward functions or `module.function` paths, one per recipe component. */
-  rewardFuncs?: string[];
-  /** Further `trl grpo` arguments, verbatim, applied last. */
-  args?: Record<string, TrlValue>;
-}
+// transformers' TrainingArguments default, which the generation batch is built from.
+const DEFAULT_PER_DEVICE_BATCH = 8;
 
 // verl's loss aggregation names as TRL's loss_type (trl/trainer/grpo_trainer.py, _compute_loss):
 // "dapo" normalises by all tokens of the global batch, "grpo" is per-sequence token mean,
@@ -32,24 +25,25 @@ export function trlPaths(outputDir: string) {
 }
 
 /**
- * `GRPOConfig` arguments (TRL ≥ 0.22 names) for a job: the recipe's factors, the job's model,
- * budget and outputs, then `recipe.passthrough.trl` and `job.adapter.args` verbatim. Factors
- * TRL's GRPOTrainer has no argument for throw `UnsupportedFactorError` when switched on.
+ * `GRPOConfig` arguments (TRL 1.13 names) for a job: the recipe's factors, the job's model,
+ * budget and outputs, then `recipe.passthrough.trl` and `job.adapter.args` verbatim, then the
+ * generation batch sized so that every group fits in it. Factors TRL's GRPOTrainer has no argument
+ * for throw `UnsupportedFactorError` when switched on. The reward functions themselves are built
+ * by the job wrapper (evo_trl_job.py), one per recipe component, in `reward_weights`' order.
  */
 export function trlArgs(recipe: Recipe, job: Job): Record<string, TrlValue> {
   const { algo, data, reward } = recipe;
   const unsupported = (factor: string, reason: string) => new UnsupportedFactorError("trl", factor, reason);
   if (algo.estimator !== "grpo" && algo.estimator !== "dr_grpo") throw unsupported("algo.estimator", `GRPOTrainer has no ${algo.estimator} estimator`);
   if (algo.kl.mode === "reward") throw unsupported("algo.kl", "GRPOTrainer applies KL only as a loss term (beta)");
-  if (algo.entropyCoef > 0) throw unsupported("algo.entropyCoef", "GRPOTrainer has no entropy bonus");
   if (algo.maxTurns > 1) throw unsupported("algo.maxTurns", "multi-turn episodes need an environment TRL's GRPO CLI does not take");
   const lossType = LOSS_TYPE[algo.lossAggregation];
   if (!lossType) throw unsupported("algo.lossAggregation", `no loss_type aggregates as ${algo.lossAggregation}`);
   if (data.dynamicSampling.enabled) throw unsupported("data.dynamicSampling", "GRPOTrainer does not resample zero-variance groups");
   if (data.curriculum.enabled) throw unsupported("data.curriculum", "GRPOTrainer has no pass-rate curriculum");
-  if (reward.overlong.enabled) throw unsupported("reward.overlong", "soft overlong punishment is a reward function, name it in job.adapter.rewardFuncs");
+  if (reward.overlong.enabled) throw unsupported("reward.overlong", "GRPOTrainer has no overlong buffer; write it as a reward function and name it in trainer.rewardFunctions");
 
-  const settings = job.adapter as TrlJobSettings;
+  const settings = trlSettingsSchema.parse(job.adapter);
   const args: Record<string, TrlValue> = {
     // A child branch starts from its parent's saved model.
     model_name_or_path: job.policy.checkpoint ?? job.policy.base,
@@ -65,19 +59,46 @@ export function trlArgs(recipe: Recipe, job: Job): Record<string, TrlValue> {
     // Dr. GRPO: advantages are not divided by the group's std.
     scale_rewards: algo.estimator === "grpo" ? "group" : "none",
     mask_truncated_completions: data.overlongFilter,
+    // TRL's entropy bonus (added to the loss, the same for every loss type).
+    entropy_coef: algo.entropyCoef,
+    // One weight per reward function, in the recipe's component order.
+    reward_weights: Object.values(reward.components).map((c) => c.weight),
     // Every step's completions reach the control plane: parquet per logged step, logged every step.
     log_completions: true,
     logging_steps: 1,
     seed: job.seed,
     report_to: "none",
+    // A node without a GPU trains on the CPU; TRL would otherwise fail looking for one.
+    use_cpu: job.budget.gpuCount === 0,
   };
   if (job.kind === "train") args.max_steps = job.budget.maxSteps!;
-  if (settings.dataset) args.dataset_name = settings.dataset;
-  if (settings.rewardFuncs) {
-    args.reward_funcs = settings.rewardFuncs;
-    // One weight per reward function, in the recipe's component order.
-    const weights = Object.values(reward.components).map((c) => c.weight);
-    if (weights.length === settings.rewardFuncs.length) args.reward_weights = weights;
-  }
-  return { ...args, ...((recipe.passthrough.trl ?? {}) as Record<string, TrlValue>), ...(settings.args ?? {}) };
+  const merged = { ...args, ...((recipe.passthrough.trl ?? {}) as Record<string, TrlValue>), ...(settings.args as Record<string, TrlValue>) };
+  // TRL takes the generation batch or steps_per_generation, not both: the batch replaces it.
+  const { steps_per_generation: _replaced, ...rest } = merged;
+  return { ...rest, ...generationBatch(merged) };
 }
+
+/**
+ * TRL refuses a generation batch that holds a partial group (`generation_batch_size % num_generations`)
+ * or is not whole training batches (`% per_device_train_batch_size`). So the batch is rounded up to
+ * the smallest common multiple of both that holds at least what was asked for (one training batch
+ * by default): a larger group then never leaves the batch too small, as group 16 with batch 8 did.
+ */
+export function generationBatch(args: Readonly<Record<string, TrlValue>>): { generation_batch_size: number } {
+  const group = positiveInt(args.num_generations, "num_generations");
+  const perDevice = args.per_device_train_batch_size === undefined ? DEFAULT_PER_DEVICE_BATCH : positiveInt(args.per_device_train_batch_size, "per_device_train_batch_size");
+  const asked =
+    args.generation_batch_size !== undefined
+      ? positiveInt(args.generation_batch_size, "generation_batch_size")
+      : perDevice * (args.steps_per_generation === undefined ? 1 : positiveInt(args.steps_per_generation, "steps_per_generation"));
+  const unit = lcm(group, perDevice);
+  return { generation_batch_size: Math.ceil(asked / unit) * unit };
+}
+
+function positiveInt(value: TrlValue | undefined, name: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new RangeError(`TRL's ${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+const lcm = (a: number, b: number): number => (a / gcd(a, b)) * b;

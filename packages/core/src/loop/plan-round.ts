@@ -1,6 +1,7 @@
 import type { Rollout } from "@evotrainer/contract";
 import { applyIntervention } from "../apply-intervention.ts";
 import { backtest, type BacktestReport } from "../backtest.ts";
+import { offersFactor, type FactorPattern } from "../factors.ts";
 import type { Label } from "../harness/detector.ts";
 import type { Intervention } from "../intervention.ts";
 import type { LockedEvaluation } from "../locked-evaluation.ts";
@@ -19,6 +20,8 @@ export interface PlanRoundInput {
   /** B: how many of the backtested interventions become branches. */
   keep: number;
   successThreshold?: number;
+  /** The factors the run's trainer can run (what the proposer was offered); others are refused here. */
+  factors?: readonly FactorPattern[];
 }
 
 export type PlannedIntervention =
@@ -36,6 +39,9 @@ export function planRound(input: PlanRoundInput): PlannedIntervention[] {
   const planned: PlannedIntervention[] = input.proposals.map((intervention) => {
     const applied = applyIntervention(input.parentRecipe, intervention, input.locked);
     if (!applied.ok) return { intervention, status: "rejected", reason: applied.reason, message: applied.message };
+    if (input.factors && !offersFactor(input.factors, intervention.factor)) {
+      return { intervention, status: "rejected", reason: "unsupported_factor", message: `the run's trainer cannot run factor ${intervention.factor}` };
+    }
     const hash = recipeHash(applied.recipe);
     if (seen.has(hash)) {
       return { intervention, status: "rejected", reason: "already_tried", message: "this recipe was already trained from this parent (or is the parent's own)" };

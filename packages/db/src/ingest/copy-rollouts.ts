@@ -28,7 +28,9 @@ function toCsv(owner: RolloutOwner, rollout: Rollout, keepText: boolean): string
     keepText ? rollout.prompt : null,
     keepText ? rollout.response : null,
     keepText ? rollout.trajectory : null,
-    rollout.groundTruth, rollout.testResults, rollout.extra, rollout.uid,
+    // Encoded here, not by csvField: a string answer ("2,125", "007") must stay a JSON string.
+    rollout.groundTruth === undefined ? null : JSON.stringify(rollout.groundTruth),
+    rollout.testResults, rollout.extra, rollout.uid,
   ]);
 }
 

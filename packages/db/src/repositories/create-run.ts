@@ -11,6 +11,18 @@ export async function storeRecipe(tx: Tx, recipe: Recipe): Promise<string> {
   return row.id;
 }
 
+export interface CreatedRun {
+  runId: string;
+  baseBranchId: string;
+}
+
+export interface CreateRunOptions {
+  /** An imported base branch has trained already: it waits for a person's decision instead of training. */
+  baseStatus?: "queued" | "awaiting_decision";
+  /** Writes that commit with the run or not at all (an import's job), so a failure leaves no half-made run. */
+  alongside?: (tx: Tx, created: CreatedRun) => Promise<void>;
+}
+
 /**
  * Creates a run from a validated config: the run (its config frozen in `settings`), harness v1 from
  * the domain's detector catalog, and the base branch v0 queued for training.
@@ -19,7 +31,8 @@ export async function createRun(
   db: Database,
   config: RunConfig,
   owner: { organizationId: string; createdById?: string },
-): Promise<{ runId: string; baseBranchId: string }> {
+  options: CreateRunOptions = {},
+): Promise<CreatedRun> {
   return db.$transaction(async (tx) => {
     const run = await tx.run.create({
       data: {
@@ -51,10 +64,12 @@ export async function createRun(
     });
     await tx.run.update({ where: { id: run.id }, data: { harnessVersionId } });
     const recipeId = await storeRecipe(tx, config.recipe);
-    const base = await tx.branch.create({ data: { runId: run.id, version: 0, round: 0, status: "queued", recipeId } });
+    const base = await tx.branch.create({ data: { runId: run.id, version: 0, round: 0, status: options.baseStatus ?? "queued", recipeId } });
     await recordEvent(tx, { runId: run.id, type: "run_created", actor: owner.createdById ? `user:${owner.createdById}` : "cli", payload: { config: json(config) } });
     await recordEvent(tx, { runId: run.id, type: "harness_version", actor: "system", payload: { version: 1, detectors: DETECTOR_CATALOG.filter((d) => d.domains.includes(config.domain)).length } });
     await recordEvent(tx, { runId: run.id, branchId: base.id, type: "branch_created", actor: "system", payload: { version: 0, base: true } });
-    return { runId: run.id, baseBranchId: base.id };
+    const created = { runId: run.id, baseBranchId: base.id };
+    await options.alongside?.(tx, created);
+    return created;
   });
 }

@@ -1,5 +1,5 @@
 import {
-  applyIntervention, compileDetector, contentHash, interventionKey, verifyDetectorCases,
+  applyIntervention, compileDetector, offersFactor, contentHash, interventionKey, verifyDetectorCases,
   type Detector, type Intervention, type LockedEvaluation, type ProposerInput,
 } from "@evotrainer/core";
 import { mentionsFactor } from "../lineage/factor-mentions.ts";
@@ -37,6 +37,10 @@ export function checkOutput(
     const applied = applyIntervention(input.recipe, intervention, locked);
     if (!applied.ok) {
       rejections.push(`${name}: ${applied.reason}: ${applied.message}`);
+      return;
+    }
+    if (!offersFactor(input.factors, proposed.factor)) {
+      rejections.push(`${name}: the run's trainer cannot run this factor; choose one of the listed factors`);
       return;
     }
     const key = interventionKey(intervention);

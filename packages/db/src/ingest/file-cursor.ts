@@ -1,0 +1,58 @@
+import { createHash } from "node:crypto";
+import { open } from "node:fs/promises";
+import type pg from "pg";
+import type { JsonlCursor } from "@evotrainer/contract";
+
+const HEAD_BYTES = 4096;
+
+/** Queries run on the pool or inside a transaction's client alike. */
+type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
+
+/** sha256 of the file's first `min(upTo, 4 KiB)` bytes: what a cursor at `upTo` has already read. */
+async function headHash(file: string, upTo: number): Promise<string | null> {
+  const handle = await open(file, "r").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return null;
+    throw error;
+  });
+  if (!handle) return null;
+  try {
+    const buffer = Buffer.alloc(Math.min(upTo, HEAD_BYTES));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return createHash("sha256").update(buffer.subarray(0, bytesRead)).digest("hex");
+  } finally {
+    await handle.close();
+  }
+}
+
+export interface ResumedCursor extends JsonlCursor {
+  /** The file no longer starts with what was read before (or shrank): reading starts over. */
+  rewritten: boolean;
+}
+
+/**
+ * Where ingest of `source` resumes. A file that shrank below the cursor, or whose first bytes changed,
+ * was rewritten at the same path: it is read again from the start, and the rows it shares with the
+ * old file are skipped by their uid, so nothing is lost or doubled.
+ */
+export async function resumeCursor(db: Queryable, jobId: string, source: string, file: string, size: number): Promise<ResumedCursor> {
+  const { rows } = await db.query<{ byteOffset: string; lineNumber: number; headHash: string | null }>(
+    `SELECT "byteOffset"::text AS "byteOffset", "lineNumber", "headHash" FROM "IngestCursor" WHERE "jobId" = $1 AND file = $2`,
+    [jobId, source],
+  );
+  const saved = rows[0];
+  if (!saved || saved.byteOffset === "0") return { byteOffset: 0, lineNumber: 0, rewritten: false };
+  const byteOffset = Number(saved.byteOffset);
+  const same = size >= byteOffset && (saved.headHash === null || saved.headHash === (await headHash(file, byteOffset)));
+  return same ? { byteOffset, lineNumber: saved.lineNumber, rewritten: false } : { byteOffset: 0, lineNumber: 0, rewritten: true };
+}
+
+/** Stores the cursor (with the hash of what it has read) in the caller's transaction. */
+export async function saveCursor(client: Queryable, jobId: string, source: string, file: string, cursor: JsonlCursor): Promise<void> {
+  await client.query(
+    `INSERT INTO "IngestCursor" (id, "jobId", file, "byteOffset", "lineNumber", "headHash", "updatedAt")
+     VALUES (gen_random_uuid()::text, $1, $2, $3, $4, $5, now())
+     ON CONFLICT ("jobId", file) DO UPDATE
+       SET "byteOffset" = EXCLUDED."byteOffset", "lineNumber" = EXCLUDED."lineNumber", "headHash" = EXCLUDED."headHash", "updatedAt" = now()`,
+    [jobId, source, cursor.byteOffset, cursor.lineNumber, await headHash(file, cursor.byteOffset)],
+  );
+}
