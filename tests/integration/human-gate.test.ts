@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
+import { appRouter, createCallerFactory, createContext, createLocalUser } from "@evotrainer/api";
 import { runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun } from "@evotrainer/db";
 import { RuleBasedProposer } from "@evotrainer/proposers";
@@ -38,6 +39,11 @@ describe("a human-gated run waits for a person, and a veto steers the next propo
     });
     const org = await db.organization.create({ data: { name: prefix, slug: prefix } });
     const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
+    // The person deciding from the CLI: an approver of the run's organization, by their API key.
+    const approver = await createLocalUser(db, { email: `${prefix}@example.test`, name: "Approver", password: "correct horse battery staple", organizationId: org.id, role: "approver" });
+    const { key } = await createCallerFactory(appRouter)(
+      createContext({ db, headers: new Headers(), sessionUserId: async () => approver.id, producer: () => { throw new Error("no queue needed"); } }),
+    ).apiKey.create({ name: "cli" });
     const env = loadWorkerEnv({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_JOBS_DIR: jobsDir, EVO_MONITOR_EVERY_MS: "200", EVO_RECONCILE_EVERY_MS: "2000" });
     const worker = await startWorkerApp(env, (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }), () => {});
     const connection = createProducerConnection(redisUrl);
@@ -58,7 +64,7 @@ describe("a human-gated run waits for a person, and a veto steers the next propo
       expect(event.payload).toMatchObject({ reasons: expect.arrayContaining(["the run is human-gated"]) });
 
       const cli = spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "decide", waiting.id, "veto", "--note", `do not change ${factor} again: it hides the failure instead of fixing it`], {
-        env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix },
+        env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_API_KEY: key },
         encoding: "utf8",
       });
       expect(cli.status, cli.stderr).toBe(0);
@@ -71,7 +77,7 @@ describe("a human-gated run waits for a person, and a veto steers the next propo
       console.log(`vetoed ${factor}; round 2 proposed: ${next.map((i) => `${i.factor} (${i.status})`).join(", ")}`);
       expect(next.map((i) => i.factor)).not.toContain(factor);
       const decision = await db.decision.findFirstOrThrow({ where: { branchId: waiting.id } });
-      expect(decision).toMatchObject({ kind: "veto", actorType: "human", stage: "completion" });
+      expect(decision).toMatchObject({ kind: "veto", actorType: "human", stage: "completion", userId: approver.id });
     } finally {
       await producer.close();
       connection.disconnect();

@@ -125,9 +125,10 @@ describe("ingest keeps every row and everything derived from it (real Postgres)"
     const { owner } = await target("metrics", file);
     const input = { jobId: owner.jobId, branchId: owner.branchId, file, source: "metrics.jsonl" };
     expect(await ingestTrainerMetricsFile(pool, input)).toEqual({ steps: 2 });
-    writeFileSync(file, metric(1, 0.25) + metric(2, null) + metric(3, 0.75));
-    expect(await ingestTrainerMetricsFile(pool, input)).toEqual({ steps: 1 });
+    // A trainer resumed from its step-1 checkpoint logs step 2 again: the later line wins.
+    writeFileSync(file, metric(1, 0.25) + metric(2, null) + metric(3, 0.75) + metric(2, 0.5) + metric(3, 0.8));
+    expect(await ingestTrainerMetricsFile(pool, input)).toEqual({ steps: 3 });
     const points = await db.metricPoint.findMany({ where: { branchId: owner.branchId, name: "trainer/critic/score/mean" }, orderBy: { step: "asc" } });
-    expect(points.map((p) => [p.step, p.value])).toEqual([[1, 0.25], [3, 0.75]]);
+    expect(points.map((p) => [p.step, p.value])).toEqual([[1, 0.25], [2, 0.5], [3, 0.8]]);
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -55,14 +55,19 @@ async function rejection(promise: Promise<unknown>): Promise<string> {
   return error.message;
 }
 
+// Polls state until it changes; the test's timeout, not a count of polls, bounds the wait, so a busy
+// machine only makes it slower.
 async function settle(handle: JobHandle, using = executor): Promise<JobObservation> {
-  for (let i = 0; i < 150; i++) {
+  for (;;) {
     const observation = await using.observe(handle);
     if (observation.state !== "running") return observation;
-    await sleep(100);
+    await sleep(50);
   }
-  throw new Error("job did not finish");
 }
+
+/** Lets a job waiting on `awaitFile(name)` go on: the node is this machine, so its work dir is local. */
+const release = (handle: JobHandle, name = "release") => writeFileSync(join(handle.workDir, name), "");
+const awaitFile = (name: string) => `while [ ! -f ${name} ]; do sleep 0.02; done`;
 
 /** Whether `pid` is a live process on this machine (the node is this machine); zombies are gone. */
 function alive(pid: number): boolean {
@@ -74,9 +79,12 @@ function alive(pid: number): boolean {
   }
 }
 
-/** A job that appends one JSONL line per 100 ms, `lines` in all. */
+/**
+ * A job that appends `lines` JSONL lines, one at a time: after line i it waits for the file `acks/i`,
+ * which the reader writes once it has read that line. Reader and job take turns, whatever the speed.
+ */
 const appendLines = (lines: number) =>
-  sh(`mkdir -p output/rollouts/train; for i in $(seq 1 ${lines}); do echo "{\\"line\\":$i}" >> ${ROLLOUTS}; sleep 0.1; done`);
+  sh(`mkdir -p output/rollouts/train acks; for i in $(seq 1 ${lines}); do echo "{\\"line\\":$i}" >> ${ROLLOUTS}; ${awaitFile("acks/$i")}; done`);
 
 /** Pulls the rollouts file by byte offset while the job runs, as ingest does; calls `onChunk` per new chunk. */
 async function pullWhileRunning(handle: JobHandle, onChunk: (content: Buffer) => void = () => {}) {
@@ -88,11 +96,13 @@ async function pullWhileRunning(handle: JobHandle, onChunk: (content: Buffer) =>
     content = Buffer.concat([content, await executor.readFrom(handle, ROLLOUTS, content.length, file.size - content.length)]);
     chunks++;
     onChunk(content);
+    const read = content.toString().trimEnd().split("\n").length;
+    release(handle, `acks/${read}`);
   };
   let observation = await executor.observe(handle);
-  for (let i = 0; observation.state === "running" && i < 100; i++) {
+  while (observation.state === "running") {
     await pull();
-    await sleep(150);
+    await sleep(20);
     observation = await executor.observe(handle);
   }
   await pull();
@@ -120,7 +130,8 @@ describe("ssh executor (real OpenSSH on 127.0.0.1)", () => {
     const { observation, lines, chunks } = await pullWhileRunning(handle);
     expect(observation).toEqual({ state: "succeeded" });
     expect(lines).toEqual(Array.from({ length: 15 }, (_, index) => index + 1));
-    expect(chunks).toBeGreaterThanOrEqual(3);
+    // The job writes a line only once the one before it was read: each line arrives as its own read.
+    expect(chunks).toBe(15);
     expect(readFileSync(join(workRoot, "stream1", "job.json"), "utf8")).toBe('{"contract":"evo.job/v1"}');
   });
 
@@ -198,8 +209,8 @@ describe("ssh executor (real OpenSSH on 127.0.0.1)", () => {
   it("cancels the whole process group, children included", async () => {
     const handle = await executor.launch(spec("cancel1", sh("sleep 30 & echo $! > child.pid; sleep 30")));
     let childPid = NaN;
-    for (let i = 0; i < 100 && !(childPid > 0); i++) {
-      await sleep(50);
+    while (!(childPid > 0)) {
+      await sleep(20);
       childPid = Number((await executor.readFrom(handle, "child.pid", 0, 100)).toString().trim() || NaN);
     }
     expect(await executor.observe(handle)).toEqual({ state: "running" });
@@ -211,9 +222,11 @@ describe("ssh executor (real OpenSSH on 127.0.0.1)", () => {
   });
 
   it("adopts an attempt that is already running instead of starting it twice, and relaunches a retry", async () => {
-    const first = await executor.launch(spec("adopt1", sh("echo started >> starts; sleep 0.5; exit 75")));
-    const again = await newExecutor().launch(spec("adopt1", sh("echo started >> starts; sleep 0.5; exit 75")));
+    const gated = sh(`echo started >> starts; ${awaitFile("release")}; exit 75`);
+    const first = await executor.launch(spec("adopt1", gated));
+    const again = await newExecutor().launch(spec("adopt1", gated));
     expect(again).toEqual(first);
+    release(first);
     expect(await settle(first)).toMatchObject({ failureClass: "preempted", retriable: true });
     const retry = await executor.launch(spec("adopt1", sh("echo started >> starts"), { attempt: 2 }));
     expect(retry.externalId).not.toBe(first.externalId);
@@ -243,20 +256,25 @@ describe("ssh executor (real OpenSSH on 127.0.0.1)", () => {
 
   it("keeps a job running while its node is unreachable, calls it lost after a while, and reads its fate on reconnect", async () => {
     const watcher = newExecutor({ nodeLostAfterMs: 1_000 });
-    const handle = await watcher.launch(spec("lost1", sh("sleep 1.5; echo done > done")));
+    const handle = await watcher.launch(spec("lost1", sh(`${awaitFile("release")}; echo done > done`)));
     await sshd.stop();
     expect(await watcher.observe(handle)).toEqual({ state: "running" });
     expect(await rejection(watcher.readFrom(handle, "done", 0, 10))).toMatch(
       /ssh node "test-node" \(.*@127\.0\.0\.1:\d+\) unreachable: connection refused: check that sshd runs/,
     );
-    await sleep(1_100);
-    const lost = await watcher.observe(handle);
+    let lost = await watcher.observe(handle);
+    while (lost.state === "running") {
+      await sleep(50);
+      lost = await watcher.observe(handle);
+    }
     expect(lost).toMatchObject({ state: "failed", exitCode: null, failureClass: "node_lost", retriable: true });
     errorMessages.push(lost.state === "failed" ? lost.message : "");
-    await sleep(800); // the job ends while the node is unreachable
+    // The job ends while the node is unreachable.
+    release(handle);
+    while (!existsSync(join(handle.workDir, "exit_code"))) await sleep(20);
     await sshd.start();
-    let observation = lost;
-    for (let i = 0; i < 50 && observation.state !== "succeeded"; i++) {
+    let observation: JobObservation = lost;
+    while (observation.state !== "succeeded") {
       await sleep(50);
       observation = await watcher.observe(handle);
     }

@@ -296,6 +296,8 @@ export async function runLoopInMemory(options: InMemoryLoopOptions): Promise<Loo
         intervention: plan.intervention,
         policy: config.gate,
         seed: config.seed + trained.version,
+        // This in-memory replay trains no control arm; the gate validity bench (tests/bench) does.
+        vsControl: null,
       });
       ungated("completion");
       const decision = policyDecision(result);

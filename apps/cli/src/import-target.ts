@@ -16,7 +16,13 @@ export interface ImportTarget {
  * Where to import: as a new base branch of an existing run, or as the base branch of a run created
  * from a config. `dir` is the run directory's absolute path: an import is found again by it.
  */
-export type ImportWhere = { adapter: "verl" | "trl"; dir: string } & ({ runId: string } | { config: RunConfig });
+export type ImportWhere = {
+  /** The trainer its job is recorded under. */
+  adapter: RunConfig["adapter"];
+  /** What was read, when not the trainer's own run directory (an agent trajectory format): the import is found again by it. */
+  format?: string;
+  dir: string;
+} & ({ runId: string } | { config: RunConfig });
 
 /**
  * The branch an imported run lands in. The same directory imported again (into the same run, with
@@ -28,7 +34,8 @@ export type ImportWhere = { adapter: "verl" | "trl"; dir: string } & ({ runId: s
  * Run, branch, job and events commit together: a failure leaves nothing half-created.
  */
 export async function importTarget(db: Database, where: ImportWhere): Promise<ImportTarget> {
-  const externalId = `import:${where.adapter}:${where.dir}`;
+  const what = where.format ?? where.adapter;
+  const externalId = `import:${what}:${where.dir}`;
   const previous = await db.job.findFirst({
     where: { externalId, ...("runId" in where ? { branch: { runId: where.runId } } : {}) },
     orderBy: { createdAt: "asc" },
@@ -38,14 +45,14 @@ export async function importTarget(db: Database, where: ImportWhere): Promise<Im
     if ("config" in where) refuseAnotherConfig(where, runConfigOf(previous.branch.run), previous.branch.runId);
     return { runId: previous.branch.runId, branchId: previous.branchId, branchVersion: previous.branch.version, jobId: previous.id, created: false };
   }
-  const imported = { adapter: where.adapter, dir: where.dir };
+  const imported = { adapter: what, dir: where.dir };
   const waitForDecision = async (tx: Tx, runId: string, branchId: string) => {
     await recordEvent(tx, {
       runId,
       branchId,
       type: "awaiting_decision",
       actor: "cli",
-      payload: { reason: `imported from a ${where.adapter} run directory; approve it to build on it`, imported },
+      payload: { reason: `imported from a ${what} ${where.format ? "file or directory" : "run directory"}; approve it to build on it`, imported },
     });
     return importJob(tx, { branchId, externalId, adapter: where.adapter, message: `imported from ${where.dir}` });
   };

@@ -16,6 +16,7 @@ commands:
   decide <branchId> approve|revise|veto --note "…"   decide on a branch awaiting a person
   ingest <file.jsonl> --branch <branchId>     load rollouts into a branch, labelled by its run's harness; bad lines are quarantined
   import verl|trl <dir> (--run <runId> | --config <run.yaml>) [--json]   turn an existing verl or TRL run directory into a branch: labelled rollouts, trainer metrics
+  import mini-swe-agent|swe-agent|openai-chat <file-or-dir> [--run <runId> | --config <run.yaml>] [--report <report.json>] [--json]   agent trajectories (SWE-bench results joined) into a labelled branch
   nodes sync <compute.yaml> | nodes list [--json]   register GPU nodes reached over SSH (keys by path, env var, or sealed under EVO_MASTER_KEY)`;
 
 const [command, ...args] = process.argv.slice(2);

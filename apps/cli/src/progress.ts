@@ -12,7 +12,7 @@ export function progressLine(report: RunReport): string {
   for (const b of report.branches) states.set(b.status, (states.get(b.status) ?? 0) + 1);
   const counts = [...states].map(([s, n]) => `${n} ${s}`).join(", ");
   const { gpuSeconds } = report.budget;
-  return `${report.status} · round ${report.round}/${report.budget.rounds.total ?? "?"} · branches: ${counts} · budget ${bar(gpuSeconds.used, gpuSeconds.total)} ${Math.round(gpuSeconds.used)}/${gpuSeconds.total ?? "?"} s`;
+  return `${report.status} · round ${report.round}/${report.budget.rounds.total ?? "?"} · branches: ${counts} · budget ${bar(gpuSeconds.used, gpuSeconds.total)} ${Math.round(gpuSeconds.used)}/${gpuSeconds.total ?? "?"} s (controls ${Math.round(gpuSeconds.controls)} s)`;
 }
 
 /** The run's tree as indented text, for `evotrainer report` without --json. */
@@ -27,7 +27,7 @@ export function treeText(report: RunReport): string {
       const labels = Object.entries(b.labels).filter(([, rate]) => rate > 0).sort((x, y) => y[1] - x[1]).slice(0, 3).map(([l, r]) => `${l} ${(r * 100).toFixed(0)}%`).join(", ");
       const failed = b.verdict?.checks.filter((c) => !c.passed).map((c) => c.name).join(", ");
       lines.push(
-        `${"  ".repeat(depth)}v${b.version} ${b.status}${b.id === report.bestBranchId ? " ★" : ""} · ${b.factor ?? "base"}${b.provenance ? ` (${b.provenance})` : ""} · train reward ${reward} · promotion ${score}` +
+        `${"  ".repeat(depth)}v${b.version} ${b.status}${b.id === report.bestBranchId ? " ★" : ""} · ${b.kind === "control" ? "control" : (b.factor ?? "base")}${b.provenance ? ` (${b.provenance})` : ""} · train reward ${reward} · promotion ${score}` +
           `${failed ? ` · failed: ${failed}` : ""}${b.decision ? ` · ${b.decision.actor} ${b.decision.kind}` : ""}${labels ? ` · ${labels}` : ""}`,
       );
       walk(b.id, depth + 1);

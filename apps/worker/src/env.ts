@@ -16,6 +16,9 @@ export const workerEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).ex
   // A trainer that writes heartbeat.json and then stays silent this long is cancelled as hung, and retried.
   EVO_HEARTBEAT_STALE_MS: z.coerce.number().int().min(1_000).default(600_000),
   EVO_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  // Crash tests only: stop at the n-th time the worker reaches a named point (see failpoints.ts).
+  EVO_FAILPOINT: z.string().regex(/^[a-z:-]+:\d+$/).optional(),
+  EVO_FAILPOINT_FILE: z.string().min(1).optional(),
 });
 
 export type WorkerEnv = z.infer<typeof workerEnvSchema>;

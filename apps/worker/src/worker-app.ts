@@ -3,9 +3,10 @@ import pg from "pg";
 import { gymAdapter, trlAdapter, verlAdapter } from "@evotrainer/adapters";
 import { createDatabase } from "@evotrainer/db";
 import { LabelerPool } from "@evotrainer/db/ingest";
-import { createProducerConnection, createWorkerConnection, Producer, QueueName } from "@evotrainer/queue";
+import { createProducerConnection, createWorkerConnection, payloadSchemas, Producer, QueueName, type Payload } from "@evotrainer/queue";
 import type { WorkerEnv } from "./env.ts";
 import { ExecutorPool } from "./executors/executor-pool.ts";
+import { failpoints } from "./failpoints.ts";
 import { decide } from "./loop/decide.ts";
 import type { LoopDeps } from "./loop/deps.ts";
 import { dispatch, WAITING_FOR_GPU } from "./loop/dispatch.ts";
@@ -49,10 +50,18 @@ export async function startWorkerApp(
     log,
     monitorEveryMs: env.EVO_MONITOR_EVERY_MS,
     heartbeatStaleMs: env.EVO_HEARTBEAT_STALE_MS,
+    failpoint: failpoints(env.EVO_FAILPOINT, env.EVO_FAILPOINT_FILE),
   };
   const concurrency = env.EVO_WORKER_CONCURRENCY;
 
-  registry.register(QueueName.Propose, (job) => propose(deps, job.data), 1);
+  // Each step reads its payload through the queue's schema (a malformed one fails there, named), and can
+  // be stopped at its start by a crash test.
+  const at = <Q extends QueueName, T>(queue: Q, step: (payload: Payload<Q>) => Promise<T>) => async (job: Job) => {
+    const payload = payloadSchemas[queue].parse(job.data) as Payload<Q>;
+    await deps.failpoint(`step:${queue}`);
+    return step(payload);
+  };
+  registry.register(QueueName.Propose, at(QueueName.Propose, (payload) => propose(deps, payload)), 1);
   // A job waiting for GPUs, or running, is looked at again later instead of holding a worker slot.
   const lookAgainLater = (step: (job: Job) => Promise<string>, whileThis: string, everyMs: number) => async (job: Job, token?: string) => {
     const outcome = await step(job);
@@ -60,10 +69,10 @@ export async function startWorkerApp(
     await job.moveToDelayed(Date.now() + everyMs, token);
     throw new DelayedError();
   };
-  registry.register(QueueName.Dispatch, lookAgainLater((job) => dispatch(deps, job.data), WAITING_FOR_GPU, env.EVO_PLACEMENT_EVERY_MS), concurrency);
-  registry.register(QueueName.Monitor, lookAgainLater((job) => monitor(deps, job.data), "running", deps.monitorEveryMs), concurrency);
-  registry.register(QueueName.Verdict, (job) => verdict(deps, job.data), concurrency);
-  registry.register(QueueName.Decide, (job) => decide(deps, job.data), concurrency);
+  registry.register(QueueName.Dispatch, lookAgainLater(at(QueueName.Dispatch, (payload) => dispatch(deps, payload)), WAITING_FOR_GPU, env.EVO_PLACEMENT_EVERY_MS), concurrency);
+  registry.register(QueueName.Monitor, lookAgainLater(at(QueueName.Monitor, (payload) => monitor(deps, payload)), "running", deps.monitorEveryMs), concurrency);
+  registry.register(QueueName.Verdict, at(QueueName.Verdict, (payload) => verdict(deps, payload)), concurrency);
+  registry.register(QueueName.Decide, at(QueueName.Decide, (payload) => decide(deps, payload)), concurrency);
   registry.register(QueueName.Reconcile, () => reconcile(db, producer), 1);
   const reconcileQueue = producer.queue(QueueName.Reconcile);
   const ensureSweep = async () => {

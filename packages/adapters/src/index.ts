@@ -5,3 +5,4 @@ export { parsePythonJson } from "./python-json.ts";
 export { UnsupportedFactorError } from "./unsupported-factor.ts";
 export * from "./verl/index.ts";
 export * from "./trl/index.ts";
+export * from "./agents/index.ts";

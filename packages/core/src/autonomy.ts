@@ -68,6 +68,6 @@ export function consecutiveFailures(history: readonly BranchOutcome[]): number {
 /** The policy's own completion decision when no person is asked: follow the verdict, citing failed checks. */
 export function policyDecision(v: Verdict): Decision {
   if (v.promote) return { kind: "approve", stage: "completion", actor: { kind: "policy" }, note: "all gate checks passed" };
-  const failed = v.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.detail}`);
+  const failed = v.checks.filter((c) => !c.passed && c.blocking !== false).map((c) => `${c.name}: ${c.detail}`);
   return { kind: "veto", stage: "completion", actor: { kind: "policy" }, reason: failed.join("; ") };
 }

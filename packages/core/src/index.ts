@@ -55,6 +55,10 @@ export { overlongPenalty, recipeScore, rescore } from "./reward-shaping.ts";
 export { backtest, type BacktestInput, type BacktestReport, type Prediction, type AdvantagePair } from "./backtest.ts";
 
 export { taskScores, pairedBootstrap, type BootstrapResult } from "./bootstrap.ts";
+export { judgeRound, type ControlComparison } from "./gate/control-test.ts";
+export { addControlRound, seedSd, NO_NOISE_FLOOR, type NoiseFloor } from "./gate/noise-floor.ts";
+export { holm } from "./gate/holm.ts";
+export { studentTUpperTail, studentTQuantileUpper } from "./gate/student-t.ts";
 export { verdict, metricValue, type Verdict, type VerdictInput, type Check, type GateSide } from "./verdict.ts";
 
 export { decisionSchema, gateStageSchema, actorSchema, type Decision, type GateStage } from "./decision.ts";
@@ -91,3 +95,4 @@ export { llmSettingsSchema, llmProviderSchema, type LlmSettings, type LlmProvide
 export { planRound, type PlanRoundInput, type PlannedIntervention } from "./loop/plan-round.ts";
 export { placeJob, placementCanWait, type SchedulableNode, type GpuAllocation, type PlacementRequest, type Placement } from "./scheduling/place-job.ts";
 export { baselineChecks } from "./loop/baseline-checks.ts";
+export * from "./lifecycle/index.ts";

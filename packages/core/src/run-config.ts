@@ -26,8 +26,13 @@ export const runConfigSchema = z.strictObject({
       keep: z.number().int().min(1).max(8).default(2),
       stepsPerBranch: z.number().int().min(1).default(30),
       proposer: z.enum(["rule", "llm"]).default("rule"),
+      // sibling: each round also trains the parent's recipe unchanged (the control), and candidates
+      // are judged against it; none: judged against the parent, which mixes in extra training.
+      control: z.enum(["sibling", "none"]).default("sibling"),
+      // Control children per round: two or more measure the seed noise the gate must beat.
+      controlReplicates: z.number().int().min(1).max(8).default(2),
     })
-    .default({ proposals: 4, keep: 2, stepsPerBranch: 30, proposer: "rule" }),
+    .default({ proposals: 4, keep: 2, stepsPerBranch: 30, proposer: "rule", control: "sibling", controlReplicates: 2 }),
   // The LLM proposer's provider, model, prices and dollar budget, when search.proposer is "llm".
   llm: llmSettingsSchema.optional(),
   budget: z.strictObject({

@@ -5,6 +5,8 @@ import { gatePolicySchema } from "./harness/harness.ts";
 import type { Finding } from "./harness/health-report.ts";
 import { computeMetrics } from "./harness/metrics.ts";
 import { seededRandom } from "./random.ts";
+import { judgeRound } from "./gate/control-test.ts";
+import { addControlRound, NO_NOISE_FLOOR } from "./gate/noise-floor.ts";
 import { verdict, type GateSide } from "./verdict.ts";
 
 const TASKS = 100;
@@ -42,15 +44,6 @@ function side(rollouts: Rollout[], formatErrorRate: number, crit: string[] = [])
 const policy = gatePolicySchema.parse({ resamples: 1000, validityLimits: { test_tampering: 0.01 } });
 const intervention = { targetMetric: "label_rate.format_error", expectedEffect: { direction: "down" as const } };
 
-function trial(seed: number, lift: number) {
-  const rand = seededRandom(seed);
-  const difficulty = Array.from({ length: TASKS }, () => 0.2 + 0.6 * rand());
-  const parent = side(promotionRollouts(difficulty, 0, rand, "p"), 0.1);
-  // The targeted metric moves as predicted in every trial, so only the score decides promotion.
-  const candidate = side(promotionRollouts(difficulty, lift, rand, "c"), 0.05);
-  return verdict({ candidate, parent, intervention, policy, seed });
-}
-
 describe("pairedBootstrap", () => {
   it("is reproducible from its seed and pairs only shared tasks", () => {
     const a = new Map([["t1", 1], ["t2", 0.5], ["t3", 0.75], ["only-a", 1]]);
@@ -76,20 +69,35 @@ describe("pairedBootstrap", () => {
 });
 
 describe("verdict", () => {
-  it("does not promote a null intervention in at least 95 of 100 seeded trials", () => {
-    const promoted = Array.from({ length: 100 }, (_, i) => trial(1000 + i, 0).promote).filter(Boolean).length;
-    console.log(`null intervention promoted in ${promoted}/100 trials`);
-    expect(promoted).toBeLessThanOrEqual(5);
+  it("judges against the control: extra training alone passes against the parent but is not promoted", () => {
+    const rand = seededRandom(11);
+    const difficulty = Array.from({ length: TASKS }, () => 0.2 + 0.6 * rand());
+    const parent = side(promotionRollouts(difficulty, 0, rand, "p"), 0.1);
+    // The control and the candidate both trained on: both gained 10 points over the parent.
+    const control = side(promotionRollouts(difficulty, 0.1, rand, "k"), 0.1);
+    const candidate = side(promotionRollouts(difficulty, 0.1, rand, "c"), 0.05);
+    const floor = addControlRound(NO_NOISE_FLOOR, [0.6, 0.62]);
+    const vsControl = judgeRound(new Map([["c", candidate.taskScores]]), [control.taskScores], floor, 0.05).get("c")!;
+    const v = verdict({ candidate, parent, intervention, policy, seed: 3, vsControl });
+    const byName = Object.fromEntries(v.checks.map((c) => [c.name, c]));
+    expect(byName.main_score_vs_parent).toMatchObject({ passed: true, blocking: false });
+    expect(byName.main_score_vs_control!.passed).toBe(false);
+    expect(byName.main_score_vs_control!.numbers).toMatchObject({ holmRank: 1, family: 1, noiseDf: 1, controls: 1 });
+    expect(byName.main_score_vs_control!.detail).toMatch(/seed noise sd 0\.0141 on 1 df/);
+    expect(v.promote).toBe(false);
   });
 
-  it("promotes a real +5-point improvement on 100 tasks", () => {
-    const v = trial(42, 0.05);
+  it("without a control, says plainly that it cannot separate the intervention from extra training", () => {
+    const rand = seededRandom(12);
+    const difficulty = Array.from({ length: TASKS }, () => 0.2 + 0.6 * rand());
+    const parent = side(promotionRollouts(difficulty, 0, rand, "p"), 0.1);
+    const candidate = side(promotionRollouts(difficulty, 0.1, rand, "c"), 0.05);
+    const v = verdict({ candidate, parent, intervention, policy, seed: 3, vsControl: null });
+    const noControl = v.checks.find((c) => c.name === "no_control_arm")!;
+    expect(noControl).toMatchObject({ passed: false, blocking: false });
+    expect(noControl.detail).toMatch(/cannot separate the intervention from the extra training/);
+    expect(v.checks.find((c) => c.name === "main_score_vs_parent")!.blocking).toBeUndefined();
     expect(v.promote).toBe(true);
-    expect(v.vsParent.tasks).toBe(100);
-    expect(v.vsParent.ci[0]).toBeGreaterThan(0);
-    const power = Array.from({ length: 20 }, (_, i) => trial(2000 + i, 0.05).promote).filter(Boolean).length;
-    console.log(`+5 points: Δ ${v.vsParent.delta.toFixed(4)}, CI [${v.vsParent.ci.map((x) => x.toFixed(4)).join(", ")}]; promoted in ${power}/20 further trials`);
-    expect(power).toBeGreaterThanOrEqual(18);
   });
 
   it("lists every check with its numbers and fails on a regression vs best, a wrong-way metric, a new CRIT or a validity breach", () => {
@@ -99,10 +107,10 @@ describe("verdict", () => {
     const best = side(promotionRollouts(difficulty, 0.2, rand, "b"), 0.1);
     const cand = side(promotionRollouts(difficulty, 0.1, rand, "c"), 0.2, ["dead-groups-crit"]);
     cand.report.metrics.label_rate.test_tampering = 0.02;
-    const v = verdict({ candidate: cand, parent, best, intervention, policy, seed: 1 });
+    const v = verdict({ candidate: cand, parent, best, intervention, policy, seed: 1, vsControl: null });
     expect(v.promote).toBe(false);
     const byName = Object.fromEntries(v.checks.map((c) => [c.name, c]));
-    expect(v.checks.map((c) => c.name)).toEqual(["main_score_vs_parent", "main_score_vs_best", "targeted_metric", "no_new_crit", "validity_limit"]);
+    expect(v.checks.map((c) => c.name)).toEqual(["no_control_arm", "main_score_vs_parent", "main_score_vs_best", "targeted_metric", "no_new_crit", "validity_limit"]);
     expect(byName.main_score_vs_parent!.passed).toBe(true);
     expect(byName.main_score_vs_best!.passed).toBe(false);
     expect(byName.targeted_metric).toMatchObject({ passed: false, numbers: { before: 0.1, after: 0.2, expected: "down" } });

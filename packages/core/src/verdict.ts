@@ -3,6 +3,7 @@ import type { GatePolicy } from "./harness/harness.ts";
 import { critFindings, type HealthReport } from "./harness/health-report.ts";
 import type { BranchMetrics } from "./harness/metrics.ts";
 import type { Intervention } from "./intervention.ts";
+import type { ControlComparison } from "./gate/control-test.ts";
 
 export interface GateSide {
   /** Per-task mean scores on the promotion split. */
@@ -18,11 +19,19 @@ export interface VerdictInput {
   intervention: Pick<Intervention, "targetMetric" | "expectedEffect">;
   policy: GatePolicy;
   seed: number;
+  /**
+   * The candidate against its round's control replicates (`judgeRound`), or null when the run
+   * trains no control (`search.control: none`): then the parent is the only baseline, and the
+   * verdict says it cannot tell the intervention from the extra training steps.
+   */
+  vsControl: ControlComparison | null;
 }
 
 export interface Check {
-  name: "main_score_vs_parent" | "main_score_vs_best" | "targeted_metric" | "no_new_crit" | "validity_limit";
+  name: "main_score_vs_control" | "main_score_vs_parent" | "main_score_vs_best" | "targeted_metric" | "no_new_crit" | "validity_limit" | "no_control_arm";
   passed: boolean;
+  /** false for a check shown as context only (the parent when a control exists); default true. */
+  blocking?: boolean;
   detail: string;
   numbers: Record<string, number | string | null>;
 }
@@ -32,6 +41,8 @@ export interface Verdict {
   checks: Check[];
   vsParent: BootstrapResult;
   vsBest: BootstrapResult;
+  /** Absent on verdicts rebuilt from storage, where the check's numbers carry it. */
+  vsControl?: ControlComparison | null;
 }
 
 /** Reads a metric by its report name: a scalar, `label_rate.<label>` or `trainer.<key>`. */
@@ -46,9 +57,11 @@ export function metricValue(m: BranchMetrics, name: string): number | undefined 
 const fmt = (x: number) => x.toFixed(4);
 
 /**
- * The gate: paired bootstrap against the parent (must improve) and the best-so-far (must not
+ * The gate: the seed-aware comparison with the round's control (must beat what another training
+ * seed alone produces, Holm-adjusted over the round's candidates), the best-so-far (must not
  * regress beyond the margin), the targeted metric moved as predicted, no new CRIT finding, and every
- * validity label under its limit. Every check is listed with its numbers, passed or not.
+ * validity label under its limit. The parent is shown as context; it is the baseline only when the
+ * run trains no control. Every check is listed with its numbers, passed or not.
  */
 export function verdict(input: VerdictInput): Verdict {
   const { candidate, parent, policy } = input;
@@ -58,10 +71,43 @@ export function verdict(input: VerdictInput): Verdict {
   const vsBest = pairedBootstrap(candidate.taskScores, best.taskScores, { ...opts, seed: input.seed + 1 });
   const checks: Check[] = [];
 
+  const { vsControl } = input;
+  if (vsControl) {
+    checks.push({
+      name: "main_score_vs_control",
+      passed: vsControl.passed,
+      detail: `vs the control (${vsControl.controls} replicate(s), ${vsControl.tasks} paired tasks): ${vsControl.reason}; seed noise sd ${vsControl.seedSd === null ? "unknown" : fmt(vsControl.seedSd)} on ${vsControl.noiseDf} df, task se ${fmt(vsControl.seTask)}, Holm rank ${vsControl.rank} of ${vsControl.family}`,
+      numbers: {
+        delta: vsControl.delta,
+        threshold: vsControl.threshold,
+        p: vsControl.p,
+        holmLevel: vsControl.level,
+        holmRank: vsControl.rank,
+        family: vsControl.family,
+        seedSd: vsControl.seedSd,
+        noiseDf: vsControl.noiseDf,
+        seSeed: vsControl.seSeed,
+        seTask: vsControl.seTask,
+        se: vsControl.se,
+        df: vsControl.df,
+        tasks: vsControl.tasks,
+        controls: vsControl.controls,
+      },
+    });
+  } else {
+    checks.push({
+      name: "no_control_arm",
+      passed: false,
+      blocking: false,
+      detail: "search.control is none: no control was trained, so this verdict cannot separate the intervention from the extra training steps the candidate had over its parent",
+      numbers: {},
+    });
+  }
   checks.push({
     name: "main_score_vs_parent",
     passed: vsParent.tasks > 0 && vsParent.ci[0] > 0,
-    detail: `Δ ${fmt(vsParent.delta)} over ${vsParent.tasks} tasks, ${policy.confidence * 100}% CI [${fmt(vsParent.ci[0])}, ${fmt(vsParent.ci[1])}]; the lower bound must exceed 0`,
+    ...(vsControl ? { blocking: false } : {}),
+    detail: `${vsControl ? "context: " : ""}Δ ${fmt(vsParent.delta)} over ${vsParent.tasks} tasks, ${policy.confidence * 100}% CI [${fmt(vsParent.ci[0])}, ${fmt(vsParent.ci[1])}]${vsControl ? " (task bootstrap only; includes the effect of extra training)" : "; the lower bound must exceed 0"}`,
     numbers: { delta: vsParent.delta, ciLow: vsParent.ci[0], ciHigh: vsParent.ci[1], tasks: vsParent.tasks, pNotBetter: vsParent.pNotBetter },
   });
   checks.push({
@@ -105,5 +151,5 @@ export function verdict(input: VerdictInput): Verdict {
     });
   }
 
-  return { promote: checks.every((c) => c.passed), checks, vsParent, vsBest };
+  return { promote: checks.every((c) => c.passed || c.blocking === false), checks, vsParent, vsBest, vsControl };
 }

@@ -1,10 +1,15 @@
-import { createDatabase, recordEvent } from "@evotrainer/db";
-import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
+import { createDatabase } from "@evotrainer/db";
+import { createProducerConnection, Producer } from "@evotrainer/queue";
+import { cliCaller } from "../cli-caller.ts";
 import { loadCliEnv } from "../env.ts";
 
 const kinds = ["approve", "revise", "veto"] as const;
 
-/** `evotrainer decide <branchId> approve|revise|veto --note "…"`: a person's decision on a waiting branch. */
+/**
+ * `evotrainer decide <branchId> approve|revise|veto --note "…"`: a person's decision on a waiting
+ * branch, through the same API procedure as the dashboard's buttons, so it is stored the same way,
+ * under the same guards and roles, with the caller as its actor.
+ */
 export async function decideCommand(args: string[]): Promise<number> {
   const [branchId, kind] = args;
   const noteAt = args.indexOf("--note");
@@ -18,19 +23,17 @@ export async function decideCommand(args: string[]): Promise<number> {
   const connection = createProducerConnection(env.REDIS_URL);
   const producer = new Producer(connection, env.EVO_QUEUE_PREFIX);
   try {
-    const branch = await db.branch.findUnique({ where: { id: branchId } });
-    if (!branch) throw new Error(`no branch with id ${branchId}`);
-    if (branch.status !== "awaiting_decision") throw new Error(`branch v${branch.version} is ${branch.status}, not awaiting a decision`);
-    await db.$transaction(async (tx) => {
-      await tx.decision.create({
-        data: { branchId, stage: "completion", kind: kind as (typeof kinds)[number], actorType: "human", reason: note ?? "approved from the CLI", ...(kind === "revise" ? { instructions: note } : {}) },
-      });
-      await recordEvent(tx, { runId: branch.runId, branchId, type: "decision", actor: "cli", payload: { kind: kind!, note: note ?? null, recorded: true } });
-    });
-    await connection.connect();
-    await producer.enqueue(QueueName.Decide, { runId: branch.runId, branchId });
-    console.log(`evotrainer: ${kind} recorded for branch v${branch.version}; the worker resumes the run`);
+    const api = await cliCaller(db, () => producer, env.EVO_API_KEY);
+    const decided =
+      kind === "approve" ? await api.decision.approve({ branchId, reason: note ?? "" })
+      : kind === "revise" ? await api.decision.revise({ branchId, instructions: note! })
+      : await api.decision.veto({ branchId, reason: note! });
+    console.log(`evotrainer: ${kind} recorded for branch ${branchId} (now ${decided.status}); ${decided.enqueued ? "the worker resumes the run" : "Redis is away: the worker picks it up when it reconciles"}`);
     return 0;
+  } catch (error) {
+    // The API refuses with a TRPCError (not a dependency of the CLI): its message is the reason.
+    if (error instanceof Error && error.name === "TRPCError") throw new Error(`${kind} refused: ${error.message}`);
+    throw error;
   } finally {
     await producer.close();
     connection.disconnect();

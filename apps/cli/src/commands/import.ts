@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import pg from "pg";
 import type { RunConfig } from "@evotrainer/core";
 import { createDatabase } from "@evotrainer/db";
+import { isAgentFormat } from "../agent-import-options.ts";
 import { branchLabeler, quarantinedLines } from "../branch-ingest.ts";
 import { loadCliEnv } from "../env.ts";
 import { parseImportArgs } from "../import-options.ts";
@@ -11,6 +12,7 @@ import { ingestRunDir, resumable } from "../import-run-dir.ts";
 import { importTarget } from "../import-target.ts";
 import { readRunConfig } from "../config-files.ts";
 import { readRunDir } from "../run-dir-source.ts";
+import { importAgentCommand } from "./import-agent.ts";
 
 /**
  * `evotrainer import verl|trl <dir>`: turns a run a team already has into a branch, so it can be
@@ -20,6 +22,7 @@ import { readRunDir } from "../run-dir-source.ts";
  * again adds only what is new (see importTarget).
  */
 export async function importCommand(args: string[]): Promise<number> {
+  if (isAgentFormat(args[0])) return importAgentCommand(args);
   const options = parseImportArgs(args);
   const dir = resolve(options.dir);
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${options.dir}: no such directory`);

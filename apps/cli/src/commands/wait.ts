@@ -1,6 +1,5 @@
+import { isSettledRun } from "@evotrainer/core";
 import { buildRunReport, type Database, type RunReport } from "@evotrainer/db";
-
-const terminal = new Set(["completed", "failed", "cancelled"]);
 
 /** Polls the run until it ends, reporting progress whenever it changes. */
 export async function waitForRun(
@@ -18,7 +17,7 @@ export async function waitForRun(
       onProgress(report);
       last = fingerprint;
     }
-    if (terminal.has(report.status)) return report;
+    if (isSettledRun(report.status)) return report;
     await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 1_000));
   }
 }

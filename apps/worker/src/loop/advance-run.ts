@@ -1,10 +1,8 @@
+import { OPEN_BRANCH_STATUSES } from "@evotrainer/core";
 import { QueueName } from "@evotrainer/queue";
 import type { LoopDeps } from "./deps.ts";
 import { budgetExhausted } from "./budget.ts";
 import { budgetUsed, finishRun } from "./finish-run.ts";
-
-/** Branch states that still need the loop's attention. */
-export const activeBranchStatuses = ["proposed", "queued", "training", "evaluating", "awaiting_decision"] as const;
 
 /**
  * Called whenever a branch settles: once every branch of the run has settled, either the next
@@ -13,7 +11,7 @@ export const activeBranchStatuses = ["proposed", "queued", "training", "evaluati
 export async function advanceRun(deps: LoopDeps, runId: string): Promise<string> {
   const { status } = await deps.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } });
   if (status !== "running") return `run is ${status}`;
-  const active = await deps.db.branch.count({ where: { runId, status: { in: [...activeBranchStatuses] } } });
+  const active = await deps.db.branch.count({ where: { runId, status: { in: [...OPEN_BRANCH_STATUSES] } } });
   if (active > 0) return `${active} branch(es) still active`;
   const { run, config, used } = await budgetUsed(deps, runId);
   const exhausted = budgetExhausted(config.budget, used);

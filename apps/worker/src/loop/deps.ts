@@ -4,6 +4,7 @@ import type { Database } from "@evotrainer/db";
 import type { LabelerPool } from "@evotrainer/db/ingest";
 import type { Producer } from "@evotrainer/queue";
 import type { ExecutorPool } from "../executors/executor-pool.ts";
+import type { Failpoint } from "../failpoints.ts";
 import type { HarnessCache } from "./harness-cache.ts";
 import type { ProposerFactory } from "./proposer-factory.ts";
 
@@ -26,4 +27,6 @@ export interface LoopDeps {
   monitorEveryMs: number;
   /** How long a trainer that writes heartbeats may stay silent before its job counts as hung. */
   heartbeatStaleMs: number;
+  /** A moment a crash test may stop the worker at; a no-op otherwise. */
+  failpoint: Failpoint;
 }

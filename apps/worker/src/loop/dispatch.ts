@@ -3,12 +3,11 @@ import { QueueName } from "@evotrainer/queue";
 import { recordEvent } from "@evotrainer/db";
 import { buildJob } from "./build-job.ts";
 import type { LoopDeps } from "./deps.ts";
-import { runConfigOf } from "@evotrainer/core";
+import { ACTIVE_JOB_STATES, runConfigOf } from "@evotrainer/core";
 import { advanceRun } from "./advance-run.ts";
 import { finishRunIfBudgetSpent } from "./finish-run.ts";
 import { placeOnNode } from "./place-on-node.ts";
 
-const activeJobStates = ["pending", "submitted", "running"] as const;
 
 /** What dispatch answers while every fitting GPU slot is taken; the worker looks again later. */
 export const WAITING_FOR_GPU = "waiting for a GPU slot";
@@ -27,6 +26,7 @@ interface StoredCheckpoint {
 export async function dispatch(deps: LoopDeps, payload: { runId: string; branchId: string }): Promise<string> {
   const { db } = deps;
   const branch = await db.branch.findUniqueOrThrow({ where: { id: payload.branchId }, include: { run: true, recipe: true, parent: true } });
+  if (branch.run.status === "finishing") return dispatchSealedEvaluation(deps, branch);
   if (branch.run.status !== "running") return `run is ${branch.run.status}`;
   if (branch.status !== "queued" && branch.status !== "training") return `branch is ${branch.status}`;
   if (await finishRunIfBudgetSpent(deps, branch.runId)) {
@@ -42,7 +42,7 @@ export async function dispatch(deps: LoopDeps, payload: { runId: string; branchI
 
   const config = runConfigOf(branch.run);
   const job = await db.$transaction(async (tx) => {
-    const existing = await tx.job.findFirst({ where: { branchId: branch.id, kind: "train", state: { in: [...activeJobStates] } } });
+    const existing = await tx.job.findFirst({ where: { branchId: branch.id, kind: "train", state: { in: [...ACTIVE_JOB_STATES] } } });
     if (existing) return existing;
     await tx.branch.update({ where: { id: branch.id }, data: { status: "training" } });
     return tx.job.create({ data: { branchId: branch.id, kind: "train", executor: config.executor, adapter: config.adapter, state: "pending" } });
@@ -53,6 +53,18 @@ export async function dispatch(deps: LoopDeps, payload: { runId: string; branchI
   }
   const checkpoint = branch.parent?.checkpoint as StoredCheckpoint | null | undefined;
   return launchJob(deps, { jobId: job.id, kind: "train", branchId: branch.id, checkpoint });
+}
+
+/** The finishing run's sealed evaluation of its best branch: launched, or handed back to the monitor. */
+async function dispatchSealedEvaluation(deps: LoopDeps, branch: { id: string; runId: string; checkpoint: unknown }): Promise<string> {
+  const job = await deps.db.job.findFirst({ where: { branchId: branch.id, kind: "eval", state: { in: [...ACTIVE_JOB_STATES] } } });
+  if (!job) return "no sealed evaluation to start";
+  if (job.state === "running" && job.externalId) {
+    await deps.producer.enqueue(QueueName.Monitor, { runId: branch.runId, branchId: branch.id, jobId: job.id });
+    return "sealed evaluation already running";
+  }
+  await deps.failpoint("dispatch:sealed-evaluation");
+  return launchJob(deps, { jobId: job.id, kind: "eval", branchId: branch.id, checkpoint: branch.checkpoint as StoredCheckpoint | null });
 }
 
 /**

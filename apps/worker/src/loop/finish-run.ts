@@ -1,13 +1,14 @@
 import { recordEvent } from "@evotrainer/db";
 import { budgetExhausted } from "./budget.ts";
 import type { LoopDeps } from "./deps.ts";
-import { launchJob } from "./dispatch.ts";
 import { runConfigOf } from "@evotrainer/core";
+import { QueueName } from "@evotrainer/queue";
 
 /** Budget figures of a run as its rows stand. */
 export async function budgetUsed(deps: LoopDeps, runId: string) {
   const run = await deps.db.run.findUniqueOrThrow({ where: { id: runId } });
-  const branches = await deps.db.branch.count({ where: { runId, parentId: { not: null } } });
+  // Controls are not candidates: they spend GPU time (counted in run.gpuSecondsUsed) but no branch slot.
+  const branches = await deps.db.branch.count({ where: { runId, parentId: { not: null }, kind: "candidate" } });
   return { run, config: runConfigOf(run), used: { gpuSeconds: run.gpuSecondsUsed, branches, rounds: run.round } };
 }
 
@@ -18,8 +19,9 @@ export async function finishRunIfBudgetSpent(deps: LoopDeps, runId: string): Pro
 }
 
 /**
- * Ends a run whose branches have all settled: the best-so-far branch is evaluated once on the
- * sealed split (an eval job); the monitor completes the run with that result.
+ * Ends a run whose branches have all settled: the run moves to `finishing` and the best-so-far
+ * branch's evaluation on the sealed split is created as an ordinary job and put on Dispatch, so it is
+ * placed, retried and reconciled like any job; the monitor completes the run with its result.
  */
 export async function finishRun(deps: LoopDeps, runId: string, reason: string): Promise<string> {
   const { db } = deps;
@@ -33,15 +35,13 @@ export async function finishRun(deps: LoopDeps, runId: string, reason: string): 
     });
     return "failed: nothing promoted";
   }
-  const job = await db.$transaction(async (tx) => {
-    const existing = await tx.job.findFirst({ where: { branchId: best.id, kind: "eval" } });
-    if (existing) return existing;
+  await db.$transaction(async (tx) => {
+    const moved = await tx.run.updateMany({ where: { id: runId, status: "running" }, data: { status: "finishing" } });
+    if (moved.count === 0) return;
     await recordEvent(tx, { runId, branchId: best.id, type: "run_finishing", actor: "system", payload: { reason, evaluating: "sealed split", branchVersion: best.version } });
     const config = runConfigOf(run);
-    return tx.job.create({ data: { branchId: best.id, kind: "eval", executor: config.executor, adapter: config.adapter, state: "pending" } });
+    await tx.job.create({ data: { branchId: best.id, kind: "eval", executor: config.executor, adapter: config.adapter, state: "pending" } });
   });
-  if (job.state !== "pending") return `sealed evaluation is ${job.state}`;
-  return launchJob(deps, { jobId: job.id, kind: "eval", branchId: best.id, checkpoint: best.checkpoint as { path?: string; nodeId?: string } | null });
+  await deps.producer.enqueue(QueueName.Dispatch, { runId, branchId: best.id });
+  return "finishing: sealed evaluation queued";
 }
-
-export { budgetExhausted };

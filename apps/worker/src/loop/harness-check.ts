@@ -30,7 +30,7 @@ export async function harnessCheck(
   );
   if (!gap.gap) return run.harnessVersionId!;
 
-  const settled = await db.branch.findMany({ where: { runId: run.id, status: { in: ["promoted", "rejected", "vetoed"] } }, select: { id: true, status: true } });
+  const settled = await db.branch.findMany({ where: { runId: run.id, kind: "candidate", status: { in: ["promoted", "rejected", "vetoed"] } }, select: { id: true, status: true } });
   const branches: BranchRollouts[] = [];
   for (const b of settled) {
     const { rollouts } = await loadLastTrainSteps(deps.db, b.id, FINAL_TRAIN_STEPS);

@@ -47,9 +47,12 @@ export async function ingestJobOutputs(deps: LoopDeps, job: JobOutputs): Promise
   let rollouts = 0;
   let quarantined = 0;
   for (const { file, source } of await rolloutFiles(job.outputDir)) {
-    const result = await ingestRolloutFile(deps.pool, {
-      owner, file, source, labeler, keepText: (r) => r.split !== "train" || sampled(r.uid, job.textSampleRate),
-    });
+    const result = await ingestRolloutFile(
+      deps.pool,
+      { owner, file, source, labeler, keepText: (r) => r.split !== "train" || sampled(r.uid, job.textSampleRate) },
+      // Inside the batch's transaction: a crash here must roll the whole batch back.
+      () => deps.failpoint("ingest:batch"),
+    );
     rollouts += result.inserted;
     quarantined += result.quarantined;
   }

@@ -5,7 +5,8 @@ import { coreDecision } from "./core-decision.ts";
 /** Every branch of the run as a proposer sees it: intervention, verdict, decisions (veto reasons included). */
 export async function loadLineage(db: Database, runId: string): Promise<LineageEntry[]> {
   const branches = await db.branch.findMany({
-    where: { runId },
+    // Controls change nothing: the proposer learns from interventions only.
+    where: { runId, kind: "candidate" },
     orderBy: { version: "asc" },
     include: { recipe: true, intervention: true, verdict: true, decisions: { orderBy: { createdAt: "asc" } } },
   });

@@ -20,7 +20,7 @@ export async function registerLlmDetectors(
   const known = new Set(harness.definition.detectors.filter((d) => d.domains.includes(config.domain)).map((d) => d.label));
   const fresh = input.detectors.filter((d) => !known.has(d.label));
 
-  const settled = await db.branch.findMany({ where: { runId: run.id, status: { in: ["promoted", "rejected", "vetoed"] } }, select: { id: true, status: true } });
+  const settled = await db.branch.findMany({ where: { runId: run.id, kind: "candidate", status: { in: ["promoted", "rejected", "vetoed"] } }, select: { id: true, status: true } });
   const branches: BranchRollouts[] = [];
   for (const b of settled) {
     const { rollouts } = await loadLastTrainSteps(db, b.id, FINAL_TRAIN_STEPS);

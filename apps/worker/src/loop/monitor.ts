@@ -8,6 +8,7 @@ import { advanceRun } from "./advance-run.ts";
 import type { LoopDeps } from "./deps.ts";
 import { ingestJobOutputs } from "./ingest-outputs.ts";
 import { mirrorOutputs } from "./mirror-outputs.ts";
+import { wakeRound } from "./round-controls.ts";
 import { staleHeartbeat } from "./stale-heartbeat.ts";
 import { runConfigOf } from "@evotrainer/core";
 
@@ -77,6 +78,7 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
 
   switch (observation.state) {
     case "running":
+      await deps.failpoint(job.kind === "train" ? "monitor:training" : "monitor:sealed-evaluation");
       return "running";
     case "succeeded":
       return job.kind === "train" ? trainingSucceeded(deps, job, outputDir) : sealedEvaluationSucceeded(deps, job.id, outputDir);
@@ -90,7 +92,7 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
     case "failed": {
       const logTail = await executor.logTail(handle, LOG_TAIL_BYTES);
       const failure = { failureClass: observation.failureClass, exitCode: observation.exitCode, message: observation.message };
-      if (observation.retriable && job.attempts < job.maxAttempts && job.kind === "train") {
+      if (observation.retriable && job.attempts < job.maxAttempts) {
         const delay = 1_000 * 2 ** job.attempts;
         // A lost node's files are gone with it: the retry is placed anew.
         const moved = observation.failureClass === "node_lost";
@@ -111,7 +113,11 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
         else await tx.run.update({ where: { id: branch.runId }, data: { status: "completed", finishedAt: now, finalReport: json({ sealed: null, error: failure }) } });
         await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "failure", actor: "system", payload: { jobId: job.id, kind: job.kind, ...failure, logTail: logTail.slice(-2_000) } });
       });
-      if (job.kind === "train") await advanceRun(deps, branch.runId);
+      if (job.kind === "train") {
+        // Siblings judged as a round were waiting for this branch; they go on without it.
+        await wakeRound(deps, branch);
+        await advanceRun(deps, branch.runId);
+      }
       return `failed: ${observation.failureClass}`;
     }
   }

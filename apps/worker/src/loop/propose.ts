@@ -10,6 +10,7 @@ import { lastTrainerMetrics } from "./last-trainer-metrics.ts";
 import { loadLineage } from "./lineage.ts";
 import { registerLlmDetectors } from "./llm-detectors.ts";
 import { loadProposalHistory } from "./proposal-history.ts";
+import { createControls } from "./round-controls.ts";
 import { roundProposals } from "./round-proposals.ts";
 import { loadSkills } from "./skills.ts";
 
@@ -44,7 +45,8 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   const labels = harnessVersionId === run.harnessVersionId ? storedLabels : mergeLabels(storedLabels, harness.label(rollouts, config.domain).labels);
   const report = harnessVersionId === run.harnessVersionId ? firstReport : healthReport(harness, rollouts, labels, trainer);
   const lineage = await loadLineage(db, run.id);
-  const revision = await db.decision.findFirst({ where: { branch: { runId: run.id }, kind: "revise" }, orderBy: { createdAt: "desc" } });
+  // A revise note is for the round after the branch it was given on, not for every later one.
+  const revision = await db.decision.findFirst({ where: { branch: { runId: run.id, round: payload.round - 1 }, kind: "revise" }, orderBy: { createdAt: "desc" } });
 
   const slots = Math.min(config.search.keep, config.budget.branches - used.branches);
   const locked = lockedEvaluationOf(config);
@@ -74,11 +76,12 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
     proposals,
     parentRollouts: rollouts,
     parentLabels: labels,
-    triedRecipeHashes: new Set(parent.children.map((c) => c.recipe.hash)),
+    triedRecipeHashes: new Set(parent.children.filter((c) => c.kind === "candidate").map((c) => c.recipe.hash)),
     keep: slots,
     successThreshold: config.gate.successThreshold,
     factors: input.factors,
   });
+  await deps.failpoint("propose:planned");
 
   const created = await db.$transaction(async (tx) => {
     const fresh = await tx.run.updateMany({ where: { id: run.id, round: { lt: payload.round } }, data: { round: payload.round } });
@@ -142,15 +145,20 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
       await recordEvent(tx, { runId: run.id, branchId: branch.id, type: "branch_created", actor: "system", payload: { version, factor: p.intervention.factor, parent: parent.id } });
       branches.push(branch.id);
     }
-    return branches;
+    // Candidates are judged against what the parent becomes with the same extra training.
+    const controls =
+      branches.length > 0 && config.search.control === "sibling"
+        ? await createControls(tx, { runId: run.id, parent, round: payload.round, version, replicates: config.search.controlReplicates })
+        : [];
+    return { branches, controls };
   });
 
   if (created === null) return `round ${payload.round} was proposed concurrently`;
   if (detectors.length > 0) await registerLlmDetectors(deps, { runId: run.id, round: payload.round, detectors });
-  if (created.length === 0) return finishRun(deps, run.id, "the proposer found no new intervention to try");
-  for (const branchId of created) await deps.producer.enqueue(QueueName.Dispatch, { runId: run.id, branchId });
-  deps.log(`propose: run ${run.id} round ${payload.round}: ${planned.length} proposals, ${created.length} branch(es)`);
-  return `${created.length} branch(es) queued`;
+  if (created.branches.length === 0) return finishRun(deps, run.id, "the proposer found no new intervention to try");
+  for (const branchId of [...created.branches, ...created.controls]) await deps.producer.enqueue(QueueName.Dispatch, { runId: run.id, branchId });
+  deps.log(`propose: run ${run.id} round ${payload.round}: ${planned.length} proposals, ${created.branches.length} branch(es), ${created.controls.length} control(s)`);
+  return `${created.branches.length} branch(es) and ${created.controls.length} control(s) queued`;
 }
 
 function mergeLabels(stored: readonly Label[], fresh: readonly Label[]): Label[] {

@@ -1,3 +1,4 @@
+import { RECONCILED_BRANCH_STATUSES, RECONCILED_RUN_STATUSES } from "@evotrainer/core";
 import type { Database } from "@evotrainer/db";
 import { QueueName, type Producer } from "@evotrainer/queue";
 
@@ -14,8 +15,8 @@ export interface ReconcileResult {
  */
 export async function reconcile(db: Database, producer: Producer): Promise<ReconcileResult> {
   const runs = await db.run.findMany({
-    where: { status: "running" },
-    include: { branches: { where: { status: { in: ["queued", "training", "evaluating", "awaiting_decision"] } }, include: { jobs: true } } },
+    where: { status: { in: [...RECONCILED_RUN_STATUSES] } },
+    include: { branches: { where: { status: { in: [...RECONCILED_BRANCH_STATUSES] } }, include: { jobs: true } } },
   });
   let enqueued = 0;
   const enqueue: Producer["enqueue"] = (...args) => {
@@ -23,8 +24,13 @@ export async function reconcile(db: Database, producer: Producer): Promise<Recon
     return producer.enqueue(...args);
   };
   for (const run of runs) {
-    const sealed = await db.job.findFirst({ where: { kind: "eval", branch: { runId: run.id }, state: "running" } });
-    if (sealed) await enqueue(QueueName.Monitor, { runId: run.id, branchId: sealed.branchId, jobId: sealed.id });
+    if (run.status === "finishing") {
+      // The sealed evaluation: watched while it runs, (re)started while it waits for a slot or a retry.
+      const sealed = await db.job.findFirst({ where: { kind: "eval", branch: { runId: run.id }, state: { in: ["pending", "running"] } } });
+      if (sealed?.state === "running") await enqueue(QueueName.Monitor, { runId: run.id, branchId: sealed.branchId, jobId: sealed.id });
+      else if (sealed) await enqueue(QueueName.Dispatch, { runId: run.id, branchId: sealed.branchId });
+      continue;
+    }
     for (const branch of run.branches) {
       const payload = { runId: run.id, branchId: branch.id };
       const running = branch.jobs.find((j) => j.kind === "train" && j.state === "running");
@@ -33,7 +39,7 @@ export async function reconcile(db: Database, producer: Producer): Promise<Recon
       else if (branch.status === "evaluating") await enqueue(QueueName.Verdict, payload);
       else if (branch.status === "awaiting_decision") await enqueue(QueueName.Decide, payload);
     }
-    if (run.branches.length === 0 && !sealed) await enqueue(QueueName.Propose, { runId: run.id, round: run.round + 1 });
+    if (run.branches.length === 0) await enqueue(QueueName.Propose, { runId: run.id, round: run.round + 1 });
   }
   return { activeRuns: runs.length, enqueued };
 }

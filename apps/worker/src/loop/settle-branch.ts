@@ -1,9 +1,8 @@
+import { SETTLING_BRANCH_STATUSES, settledStatus } from "@evotrainer/core";
 import { recordEvent } from "@evotrainer/db";
 import { advanceRun } from "./advance-run.ts";
 import type { LoopDeps } from "./deps.ts";
 import { learnSkills } from "./skills.ts";
-
-const settling = ["evaluating", "awaiting_decision"] as const;
 
 /**
  * Applies a completion decision to a judged branch: approve promotes it (and makes it the best so
@@ -16,8 +15,8 @@ export async function settleBranch(deps: LoopDeps, branchId: string, decisionId:
     db.branch.findUniqueOrThrow({ where: { id: branchId } }),
     db.decision.findUniqueOrThrow({ where: { id: decisionId } }),
   ]);
-  if (!(settling as readonly string[]).includes(branch.status)) return "already settled";
-  const status = decision.kind === "approve" ? "promoted" : decision.actorType === "human" && decision.kind === "veto" ? "vetoed" : "rejected";
+  if (!(SETTLING_BRANCH_STATUSES as readonly string[]).includes(branch.status)) return "already settled";
+  const status = settledStatus({ kind: decision.kind, actor: decision.actorType });
   // What was learned must not hold up the run: a failure here is logged, and the loop moves on.
   await learnSkills(deps, branchId, status === "promoted").catch((error: unknown) =>
     deps.log(`skills: learning from branch ${branchId} failed: ${error instanceof Error ? error.message : String(error)}`),
@@ -26,14 +25,14 @@ export async function settleBranch(deps: LoopDeps, branchId: string, decisionId:
   const settled = await db.$transaction(async (tx) => {
     // Siblings settle concurrently; the run row's lock orders their best-so-far comparisons.
     await tx.$queryRaw`SELECT id FROM "Run" WHERE id = ${branch.runId} FOR UPDATE`;
-    const moved = await tx.branch.updateMany({ where: { id: branchId, status: { in: [...settling] } }, data: { status } });
+    const moved = await tx.branch.updateMany({ where: { id: branchId, status: { in: [...SETTLING_BRANCH_STATUSES] } }, data: { status } });
     if (moved.count === 0) return false;
     await recordEvent(tx, {
       runId: branch.runId,
       branchId,
-      type: "decision",
-      actor: decision.actorType === "human" ? `user:${decision.userId}` : "policy",
-      payload: { kind: decision.kind, reason: decision.reason, instructions: decision.instructions, status },
+      type: "branch_settled",
+      actor: "system",
+      payload: { decisionId, kind: decision.kind, status },
     });
     const run = await tx.run.findUniqueOrThrow({ where: { id: branch.runId }, include: { bestBranch: true } });
     const best = run.bestBranch;

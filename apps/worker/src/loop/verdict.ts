@@ -7,14 +7,19 @@ import {
   type GatePolicy,
   type Intervention,
 } from "@evotrainer/core";
-import { json, recordEvent } from "@evotrainer/db";
+import { json, recordDecision, recordEvent, type DecisionRecord } from "@evotrainer/db";
 import { coreDecision } from "./core-decision.ts";
 import type { LoopDeps } from "./deps.ts";
 import { runConfigOf } from "@evotrainer/core";
 import { gateSide } from "./gate-side.ts";
+import { measureControl, roundComparison } from "./round-controls.ts";
 import { settleBranch } from "./settle-branch.ts";
 
-/** Gates a trained branch against its parent and the best-so-far branch, then decides or asks a person. */
+/**
+ * Gates a trained candidate against its round's control (the parent as context) and the best-so-far
+ * branch, then decides or asks a person. A control is only measured; a candidate waits until every
+ * sibling of its round has finished training.
+ */
 export async function verdict(deps: LoopDeps, payload: { runId: string; branchId: string }): Promise<string> {
   const { db } = deps;
   const branch = await db.branch.findUniqueOrThrow({
@@ -26,6 +31,13 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
   if (branch.verdict && branch.decisions[0]) return settleBranch(deps, branch.id, branch.decisions[0].id);
   const config = runConfigOf(branch.run);
   const { harness } = await deps.harnesses.get(branch.run.harnessVersionId!);
+  if (branch.kind === "control") return measureControl(deps, harness, branch);
+  let vsControl = null;
+  if (branch.parentId && config.search.control === "sibling") {
+    const comparison = await roundComparison(deps, harness, { ...branch, parentId: branch.parentId }, config);
+    if ("waiting" in comparison) return comparison.waiting;
+    vsControl = comparison.vsControl;
+  }
   const candidate = await gateSide(deps, harness, branch.id);
 
   if (!branch.parentId || !branch.intervention) return judgeBaseline(deps, branch, candidate, config.gate);
@@ -34,10 +46,10 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
   const bestId = branch.run.bestBranchId;
   const best = bestId && bestId !== branch.parentId ? await gateSide(deps, harness, bestId) : undefined;
   const intervention = branch.intervention as unknown as Pick<Intervention, "targetMetric" | "expectedEffect">;
-  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version });
+  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl });
 
   const history = await db.branch.findMany({
-    where: { runId: branch.runId, parentId: { not: null }, verdict: { isNot: null } },
+    where: { runId: branch.runId, parentId: { not: null }, kind: "candidate", verdict: { isNot: null } },
     orderBy: { updatedAt: "asc" },
     include: { verdict: true, decisions: true },
   });
@@ -77,18 +89,17 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
       await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "awaiting_decision", actor: "system", payload: { reasons: gate.reasons, recommended: result.promote ? "approve" : "veto" } });
       return null;
     }
-    const stored = await tx.decision.create({
-      data: {
+    return policyDecisionId(
+      await recordDecision(tx, {
         branchId: branch.id,
-        stage: "completion",
         kind: decision.kind,
-        actorType: "policy",
+        actor: { kind: "policy" },
         reason: decision.kind === "veto" ? decision.reason : decision.kind === "revise" ? decision.instructions : (decision.note ?? "all gate checks passed"),
-      },
-    });
-    return stored.id;
+      }),
+    );
   });
   if (!decisionId) return `awaiting a decision: ${gate.reasons.join("; ")}`;
+  await deps.failpoint("verdict:decided");
   return settleBranch(deps, branch.id, decisionId);
 }
 
@@ -116,10 +127,16 @@ async function judgeBaseline(
       actor: "system",
       payload: json({ base: true, promote: passed, promotionScore: candidate.score, checks: checks.map((c) => ({ name: c.name, passed: c.passed, detail: c.detail })) }),
     });
-    const decision = await tx.decision.create({
-      data: { branchId: branch.id, stage: "completion", kind: passed ? "approve" : "veto", actorType: "policy", reason: passed ? "baseline checks passed" : failed.join("; ") },
-    });
-    return decision.id;
+    return policyDecisionId(
+      await recordDecision(tx, { branchId: branch.id, kind: passed ? "approve" : "veto", actor: { kind: "policy" }, reason: passed ? "baseline checks passed" : failed.join("; ") }),
+    );
   });
+  await deps.failpoint("verdict:decided");
   return settleBranch(deps, branch.id, decisionId);
+}
+
+/** The policy decides inside the verdict's transaction; a refusal there means another worker judged the branch first. */
+function policyDecisionId(recorded: DecisionRecord): string {
+  if (recorded.outcome === "refused") throw new Error(`the policy's decision was refused: ${recorded.message}`);
+  return recorded.decisionId;
 }

@@ -7,7 +7,8 @@ import { EVO_JOB_PY } from "../python-files.ts";
 import { rayJobSubmit } from "./ray-job-submit.ts";
 import { REWARD_WRAPPER_FILE, rewardWrapperConfig, rewardWrapperModule } from "./reward-wrapper.ts";
 import { verlNodes } from "./verl-nodes.ts";
-import { verlMetricsPath, verlOverrides, type VerlJobSettings } from "./verl-overrides.ts";
+import type { VerlJobSettings } from "./verl-job-settings.ts";
+import { verlMetricsPath, verlOverrides } from "./verl-overrides.ts";
 import { verlPaths } from "./verl-paths.ts";
 
 const WRAPPER_FILE = "evo_verl_job.py";

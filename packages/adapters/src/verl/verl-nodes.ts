@@ -1,5 +1,5 @@
 import type { Job } from "@evotrainer/contract";
-import type { VerlJobSettings } from "./verl-overrides.ts";
+import type { VerlJobSettings } from "./verl-job-settings.ts";
 
 /**
  * How many nodes a verl job spans (`job.adapter.nnodes`, 1 by default). verl places the same

@@ -13,9 +13,14 @@ export async function writeTrainerMetrics(
   branchId: string,
   lines: readonly MetricsLine[],
 ): Promise<{ added: number; changed: number }> {
-  const points = lines.flatMap((line) =>
-    Object.entries(line.data).flatMap(([key, value]) => (value === null ? [] : [{ step: line.step, name: `trainer/${key}`, value }])),
-  );
+  // A resumed trainer logs its steps after the checkpoint again: the last line of a step wins.
+  const byKey = new Map<string, { step: number; name: string; value: number }>();
+  for (const line of lines) {
+    for (const [key, value] of Object.entries(line.data)) {
+      if (value !== null) byKey.set(`${line.step}|${key}`, { step: line.step, name: `trainer/${key}`, value });
+    }
+  }
+  const points = [...byKey.values()];
   if (points.length === 0) return { added: 0, changed: 0 };
   const { rows } = await db.query<{ inserted: boolean }>(
     `INSERT INTO "MetricPoint" ("branchId", step, name, value)

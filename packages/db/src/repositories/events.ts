@@ -14,8 +14,12 @@ export type EventType =
   | "failure"
   | "training_finished"
   | "verdict"
+  // A control branch trained and evaluated: its score is the round's baseline and a seed replicate.
+  | "control_measured"
   | "awaiting_decision"
   | "decision"
+  // A completion decision applied: the branch promoted, rejected or vetoed.
+  | "branch_settled"
   | "promotion"
   | "harness_check"
   | "harness_version"

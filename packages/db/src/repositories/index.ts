@@ -5,3 +5,4 @@ export { loadHarnessVersion, registerHarnessVersion } from "./harness-versions.t
 export { listGpuNodes, sshPrivateKeyOf, upsertGpuNode, upsertKubernetesPool, type GpuNodeInput, type GpuNodeSummary, type SshKeySource } from "./gpu-nodes.ts";
 export { json } from "./json.ts";
 export { buildRunReport, type RunReport } from "./run-report.ts";
+export { recordDecision, type DecisionActor, type DecisionRecord, type DecisionRequest } from "./decisions.ts";

@@ -15,7 +15,8 @@ export interface RunReport {
   status: string;
   round: number;
   budget: {
-    gpuSeconds: { used: number; total: number | null };
+    /** used includes the controls' GPU time, which `controls` shows apart. */
+    gpuSeconds: { used: number; total: number | null; controls: number };
     branches: { used: number; total: number | null };
     rounds: { used: number; total: number | null };
     /** The LLM proposer's dollar budget; total is null for a rule-based run. */
@@ -30,6 +31,8 @@ export interface RunReport {
     version: number;
     round: number;
     status: string;
+    /** candidate: trained from an intervention; control: the parent's recipe again, the round's baseline. */
+    kind: "candidate" | "control";
     gpuSeconds: number;
     /** LLM calls made while designing this branch's children (they read its report), or null if none. */
     llm: LlmSpend | null;
@@ -92,8 +95,12 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
     status: run.status,
     round: run.round,
     budget: {
-      gpuSeconds: { used: run.gpuSecondsUsed, total: budget.gpuSeconds ?? null },
-      branches: { used: run.branches.filter((b) => b.parentId !== null).length, total: budget.branches ?? null },
+      gpuSeconds: {
+        used: run.gpuSecondsUsed,
+        total: budget.gpuSeconds ?? null,
+        controls: run.branches.filter((b) => b.kind === "control").reduce((s, b) => s + b.gpuSecondsUsed, 0),
+      },
+      branches: { used: run.branches.filter((b) => b.parentId !== null && b.kind === "candidate").length, total: budget.branches ?? null },
       rounds: { used: run.round, total: budget.rounds ?? null },
       llmDollars: { used: run.llmDollarsUsed, total: llmBudget },
     },
@@ -108,6 +115,7 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
         version: b.version,
         round: b.round,
         status: b.status,
+        kind: b.kind,
         gpuSeconds: b.gpuSecondsUsed,
         llm: spend.get(b.id) ?? null,
         factor: b.intervention?.factor ?? null,

@@ -1,5 +1,5 @@
 import type { Rng } from "../rng.ts";
-import type { TaskCommon } from "./task.ts";
+import type { TaskCommon } from "./task-common.ts";
 
 /** One stdin/stdout test case; large cases keep only their size (their arrays are never built). */
 export interface CodeTest {

@@ -1,5 +1,5 @@
 import type { Rng } from "../rng.ts";
-import type { TaskCommon } from "./task.ts";
+import type { TaskCommon } from "./task-common.ts";
 
 export type MathOp = "add" | "sub" | "mul" | "div";
 

@@ -1,5 +1,5 @@
 import { hexId, type Rng } from "../rng.ts";
-import type { TaskCommon } from "./task.ts";
+import type { TaskCommon } from "./task-common.ts";
 
 interface BugTemplate {
   fn: string;

@@ -1,0 +1,91 @@
+import { addControlRound, judgeRound, NO_NOISE_FLOOR, type CompiledHarness, type ControlComparison, type RunConfig } from "@evotrainer/core";
+import { recordEvent, type Database } from "@evotrainer/db";
+import { QueueName } from "@evotrainer/queue";
+import type { LoopDeps } from "./deps.ts";
+import { gateSide } from "./gate-side.ts";
+
+type Tx = Parameters<Parameters<Database["$transaction"]>[0]>[0];
+
+// A sibling still on its way to evaluation: the round's comparison cannot be made yet.
+const UNFINISHED = ["proposed", "queued", "training"] as const;
+// A candidate that reached evaluation has promotion rollouts and is one of the round's K tests.
+const EVALUATED = ["evaluating", "awaiting_decision", "promoted", "rejected", "vetoed"] as const;
+
+/**
+ * Creates the round's control children next to its candidates: the parent's recipe unchanged, from
+ * the parent's checkpoint for the same steps. Each gets its own version, so the job-seed protocol
+ * (run seed and branch version) gives each its own training seed, as it does a candidate.
+ */
+export async function createControls(
+  tx: Tx,
+  args: { runId: string; parent: { id: string; recipeId: string }; round: number; version: number; replicates: number },
+): Promise<string[]> {
+  const ids: string[] = [];
+  let version = args.version;
+  for (let replicate = 1; replicate <= args.replicates; replicate++) {
+    const branch = await tx.branch.create({
+      data: { runId: args.runId, parentId: args.parent.id, version: ++version, round: args.round, status: "queued", kind: "control", recipeId: args.parent.recipeId },
+    });
+    await recordEvent(tx, { runId: args.runId, branchId: branch.id, type: "branch_created", actor: "system", payload: { version, control: true, replicate, parent: args.parent.id } });
+    ids.push(branch.id);
+  }
+  return ids;
+}
+
+/**
+ * A control is not judged: once trained and evaluated its score is recorded, it settles as a
+ * (never promotable) rejected branch, and its candidate siblings are asked for their verdicts.
+ */
+export async function measureControl(deps: LoopDeps, harness: CompiledHarness, branch: { id: string; runId: string; parentId: string | null; round: number }): Promise<string> {
+  const side = await gateSide(deps, harness, branch.id);
+  const moved = await deps.db.$transaction(async (tx) => {
+    const done = await tx.branch.updateMany({ where: { id: branch.id, status: "evaluating" }, data: { status: "rejected", promotionScore: side.score } });
+    if (done.count === 0) return false;
+    await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "control_measured", actor: "system", payload: { promotionScore: side.score, tasks: side.taskScores.size, round: branch.round } });
+    return true;
+  });
+  if (!moved) return "control already measured";
+  await wakeRound(deps, branch);
+  return `control measured: ${side.score.toFixed(4)}`;
+}
+
+/** Asks every evaluated candidate of the branch's round for its verdict again (the step is idempotent). */
+export async function wakeRound(deps: LoopDeps, branch: { runId: string; parentId: string | null; round: number }): Promise<void> {
+  if (!branch.parentId) return;
+  const waiting = await deps.db.branch.findMany({ where: { runId: branch.runId, parentId: branch.parentId, round: branch.round, kind: "candidate", status: "evaluating" }, select: { id: true } });
+  for (const b of waiting) await deps.producer.enqueue(QueueName.Verdict, { runId: branch.runId, branchId: b.id });
+}
+
+/**
+ * The seed-aware comparison for one candidate, or why it must wait: every sibling of the round
+ * (candidates for Holm's family, controls as baseline) must have finished training first. The noise
+ * floor pools the control replicates of this round and every earlier one of the run.
+ */
+export async function roundComparison(
+  deps: LoopDeps,
+  harness: CompiledHarness,
+  branch: { id: string; runId: string; parentId: string; round: number },
+  config: RunConfig,
+): Promise<{ waiting: string } | { vsControl: ControlComparison }> {
+  const siblings = await deps.db.branch.findMany({ where: { runId: branch.runId, parentId: branch.parentId, round: branch.round }, select: { id: true, kind: true, status: true } });
+  const unfinished = siblings.filter((s) => (UNFINISHED as readonly string[]).includes(s.status) || (s.kind === "control" && s.status === "evaluating"));
+  if (unfinished.length > 0) return { waiting: `waiting for ${unfinished.length} sibling(s) of round ${branch.round} to finish` };
+
+  const controls = siblings.filter((s) => s.kind === "control" && s.status === "rejected");
+  const candidates = siblings.filter((s) => s.kind === "candidate" && (EVALUATED as readonly string[]).includes(s.status));
+  const controlScores = [];
+  for (const c of controls) controlScores.push((await gateSide(deps, harness, c.id)).taskScores);
+  const candidateScores = new Map<string, ReadonlyMap<string, number>>();
+  for (const c of candidates) candidateScores.set(c.id, (await gateSide(deps, harness, c.id)).taskScores);
+
+  const measured = await deps.db.branch.findMany({
+    where: { runId: branch.runId, kind: "control", status: "rejected", round: { lte: branch.round }, promotionScore: { not: null } },
+    select: { parentId: true, round: true, promotionScore: true },
+    orderBy: [{ round: "asc" }, { version: "asc" }],
+  });
+  const groups = new Map<string, number[]>();
+  for (const m of measured) groups.set(`${m.round}|${m.parentId}`, [...(groups.get(`${m.round}|${m.parentId}`) ?? []), m.promotionScore!]);
+  const floor = [...groups.values()].reduce(addControlRound, NO_NOISE_FLOOR);
+  const alpha = 1 - config.gate.confidence;
+  return { vsControl: judgeRound(candidateScores, controlScores, floor, alpha).get(branch.id)! };
+}

@@ -1,0 +1,7 @@
+export { TrajectoryShapeError } from "./trajectory-error.ts";
+export { openAiTurns, type ConvertedTurns } from "./openai-turns.ts";
+export { parseSwebenchReport, swebenchInstanceResult, type SwebenchResult } from "./swebench-report.ts";
+export { miniSweAgentRollout, type MiniSweAgentOptions } from "./mini-swe-agent.ts";
+export { sweAgentRollout, type SweAgentOptions } from "./swe-agent.ts";
+export { openAiChatRollout, type OpenAiChatOptions } from "./openai-chat.ts";
+export { AGENT_FORMATS, agentRolloutOf, type AgentFormat } from "./agent-formats.ts";

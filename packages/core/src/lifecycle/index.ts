@@ -1,0 +1,2 @@
+export * from "./statuses.ts";
+export * from "./decision-rules.ts";

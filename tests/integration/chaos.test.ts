@@ -1,0 +1,241 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { parse } from "yaml";
+import { runConfigSchema } from "@evotrainer/core";
+import { createDatabase, createRun } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
+import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
+import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { until } from "../support/until.ts";
+
+// A database of its own: every worker's reconcile sweep drives all the runs of its database, so a worker
+// of another test file would otherwise keep this run going while this one lies killed.
+const database = await createTestDatabase(inject("databaseUrl"));
+const databaseUrl = database.url;
+const redisUrl = inject("redisUrl");
+const scratch = process.env.EVO_CHAOS_DIR ?? mkdtempSync(join(tmpdir(), "evo-chaos-"));
+const db = createDatabase(databaseUrl);
+const SEED = Number(process.env.EVO_CHAOS_SEED ?? 20261124);
+const MIN_KILLS = 20;
+
+// A short run of the demo config: two rounds of one candidate and its controls.
+const base = parse(readFileSync("examples/gym-swe.yaml", "utf8")) as Record<string, unknown>;
+const config = runConfigSchema.parse({
+  ...base,
+  name: "chaos",
+  search: { proposals: 2, keep: 1, stepsPerBranch: 16, proposer: "rule" },
+  budget: { gpuSeconds: 100_000, branches: 2, rounds: 2 },
+});
+
+/** A small seeded generator (mulberry32): the same seed draws the same kill points. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+let started = 0;
+function startWorker(prefix: string, failpoint?: { spec: string; file: string }): ChildProcess {
+  // Each incarnation's output in a file of its own, for when a comparison fails.
+  mkdirSync(join(scratch, "logs"), { recursive: true });
+  const log = openSync(join(scratch, "logs", `worker-${++started}.log`), "w");
+  return spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      EVO_QUEUE_PREFIX: prefix,
+      EVO_JOBS_DIR: join(scratch, "jobs"),
+      EVO_MONITOR_EVERY_MS: "200",
+      EVO_RECONCILE_EVERY_MS: "1000",
+      ...(failpoint ? { EVO_FAILPOINT: failpoint.spec, EVO_FAILPOINT_FILE: failpoint.file } : {}),
+    },
+    stdio: ["ignore", log, log],
+  });
+}
+
+async function killed(worker: ChildProcess): Promise<void> {
+  if (worker.exitCode !== null || worker.signalCode !== null) return;
+  const exited = new Promise((resolve) => worker.once("exit", resolve));
+  worker.kill("SIGKILL");
+  await exited;
+}
+
+/** Starts a run in its own organization (so no skill learned elsewhere changes its course). */
+async function startRun(prefix: string): Promise<string> {
+  const org = await db.organization.create({ data: { name: prefix, slug: prefix } });
+  const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
+  const connection = createProducerConnection(redisUrl);
+  await connection.connect();
+  const producer = new Producer(connection, prefix);
+  await producer.enqueue(QueueName.Dispatch, { runId, branchId: baseBranchId });
+  await producer.close();
+  connection.disconnect();
+  return runId;
+}
+
+const finished = async (runId: string) => ["completed", "failed"].includes((await db.run.findUniqueOrThrow({ where: { id: runId } })).status);
+
+const sorted = (rows: string[]) => rows.sort();
+const counts = (keys: string[]) => Object.fromEntries(sorted([...new Set(keys)]).map((k) => [k, keys.filter((x) => x === k).length]));
+
+/**
+ * Everything a run leaves in Postgres, by branch version rather than by id, without what is wall-clock
+ * by nature (timestamps, GPU seconds, the trainer's own step timings).
+ */
+async function tables(runId: string) {
+  const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+  const branches = await db.branch.findMany({ where: { runId }, include: { intervention: true, verdict: true, decisions: true } });
+  const version = new Map(branches.map((b) => [b.id, b.version]));
+  const v = (branchId: string | null) => (branchId ? `v${version.get(branchId)}` : "run");
+  const rollouts = await db.rollout.findMany({ where: { runId }, select: { branchId: true, split: true, step: true, uid: true, reward: true, responseTokens: true } });
+  const labels = await db.rolloutLabel.findMany({ where: { rollout: { runId } }, select: { branchId: true, label: true, rollout: { select: { uid: true } } } });
+  const stats = await db.labelStat.findMany({ where: { branch: { runId } } });
+  const points = await db.metricPoint.findMany({ where: { branch: { runId }, NOT: { name: { startsWith: "trainer/timing_s/" } } } });
+  const events = await db.event.findMany({ where: { runId }, select: { type: true } });
+  const skills = await db.skill.findMany({ where: { organizationId: run.organizationId }, select: { name: true, successCount: true, failureCount: true } });
+  return {
+    status: run.status,
+    sealed: (run.finalReport as { sealed?: { score: number } } | null)?.sealed?.score ?? null,
+    rollouts: sorted(rollouts.map((r) => `${v(r.branchId)} ${r.split} ${r.step} ${r.uid} ${r.reward} ${r.responseTokens}`)),
+    labels: sorted(labels.map((l) => `${v(l.branchId)} ${l.rollout.uid} ${l.label}`)),
+    labelStats: sorted(stats.map((s) => `${v(s.branchId)} ${s.split} ${s.step} ${s.label} ${s.count}/${s.total}`)),
+    metricPoints: sorted(points.map((p) => `${v(p.branchId)} ${p.name} ${p.step} ${p.value.toPrecision(12)}`)),
+    branches: sorted(branches.map((b) => `v${b.version} ${b.kind} ${b.status} ${b.intervention?.factor ?? "-"} parent ${b.parentId ? v(b.parentId) : "-"} score ${b.promotionScore}`)),
+    verdicts: sorted(branches.flatMap((b) => (b.verdict ? [`v${b.version} passed ${b.verdict.passed} score ${b.verdict.promotionScore}`] : []))),
+    decisions: sorted(branches.flatMap((b) => b.decisions.map((d) => `v${b.version} ${d.stage} ${d.kind} ${d.actorType} ${d.reason}`))),
+    skills: sorted(skills.map((s) => `${s.name} +${s.successCount} -${s.failureCount}`)),
+    eventsByType: counts(events.map((e) => e.type)),
+  };
+}
+
+/** Where the run stands, to pick a kill point that lies ahead of it. */
+async function phase(runId: string): Promise<"finishing" | "judging" | "training" | "between rounds"> {
+  const run = await db.run.findUniqueOrThrow({ where: { id: runId }, include: { branches: { select: { status: true } } } });
+  if (run.status === "finishing") return "finishing";
+  const statuses = run.branches.map((b) => b.status);
+  if (statuses.includes("evaluating")) return "judging";
+  if (statuses.some((s) => s === "queued" || s === "training")) return "training";
+  return "between rounds";
+}
+
+// A point the run reaches after leaving a phase: dispatch comes after a round is proposed, whether it
+// starts the next round's branches or the sealed evaluation.
+const AHEAD: Record<string, readonly { name: string; recurs: boolean }[]> = {
+  training: [{ name: "verdict:decided", recurs: false }],
+  judging: [{ name: "step:dispatch", recurs: false }],
+  "between rounds": [{ name: "step:dispatch", recurs: false }],
+};
+
+// Points that recur many times in a phase may be struck at their 1st to 3rd hit; the others only at
+// their next one, which a run always reaches while it is in that phase.
+const POINTS: Record<string, readonly { name: string; recurs: boolean }[]> = {
+  training: [
+    { name: "monitor:training", recurs: true },
+    { name: "ingest:batch", recurs: true },
+    { name: "step:monitor", recurs: true },
+    { name: "step:dispatch", recurs: false },
+    { name: "verdict:decided", recurs: false },
+  ],
+  judging: [
+    { name: "verdict:decided", recurs: false },
+    { name: "step:verdict", recurs: false },
+  ],
+  "between rounds": [
+    { name: "propose:planned", recurs: false },
+    { name: "step:propose", recurs: false },
+  ],
+  finishing: [
+    { name: "dispatch:sealed-evaluation", recurs: false },
+    { name: "monitor:sealed-evaluation", recurs: false },
+  ],
+};
+
+describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes it exactly as an undisturbed one", () => {
+  const prefixes = [testPrefix(), testPrefix(), testPrefix()];
+  const workers: ChildProcess[] = [];
+  afterAll(async () => {
+    for (const w of workers) w.kill("SIGKILL");
+    for (const p of prefixes) await deleteKeys(redisUrl, `${p}:*`);
+    await db.$disconnect();
+    // EVO_CHAOS_DIR keeps the worker logs and the database for a post-mortem.
+    if (!process.env.EVO_CHAOS_DIR) await database.drop();
+    if (!process.env.EVO_CHAOS_DIR) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("matches the undisturbed run in every table, killed or doubled", async () => {
+    const [calm, stormy, doubled] = prefixes as [string, string, string];
+    console.log(`chaos seed ${SEED} (EVO_CHAOS_SEED=${SEED} replays it)`);
+
+    const calmWorker = startWorker(calm);
+    workers.push(calmWorker);
+    const calmRun = await startRun(calm);
+    await until("the undisturbed run", () => finished(calmRun), 600_000);
+    const expected = await tables(calmRun);
+    // From here on only the worker under test may drive a run.
+    await killed(calmWorker);
+
+    // Each incarnation of the worker stops at a seeded point ahead of where the run stands and is
+    // SIGKILLed there, then the next one starts. The first kills take one point of each phase, in the
+    // order a run reaches them; the sealed evaluation is struck once 20 kills are in (or, if the run
+    // gets there first, until they are: its dispatch is retried after every kill).
+    const required = ["monitor:training", "ingest:batch", "verdict:decided", "propose:planned"];
+    const random = rng(SEED);
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+    // Two kills in a row in one phase: the next is taken further on, so the run moves through them all.
+    const streak = (where: string) => kills.slice(-2).filter((k) => k.endsWith(`(run ${where})`)).length;
+    const strike = (point: { name: string; recurs: boolean }) => `${point.name}:${point.recurs ? 1 + Math.floor(random() * 3) : 1}`;
+    const stormyRun = await startRun(stormy);
+    const kills: string[] = [];
+    let flushed = false;
+    for (let incarnation = 0; !(await finished(stormyRun)); incarnation++) {
+      const where = await phase(stormyRun);
+      const spec =
+        kills.length < required.length ? `${required[kills.length]}:1`
+        : kills.length < MIN_KILLS && where !== "finishing" ? strike(pick(streak(where) >= 2 ? AHEAD[where]! : POINTS[where]!))
+        : kills.length < MIN_KILLS ? "dispatch:sealed-evaluation:1"
+        : strike(pick(POINTS.finishing!));
+      const file = join(scratch, `failpoint-${incarnation}`);
+      const worker = startWorker(stormy, { spec, file });
+      workers.push(worker);
+      const reached = await until(`failpoint ${spec} or the end of the run`, async () => existsSync(file) || (await finished(stormyRun)), 600_000);
+      await killed(worker);
+      if (existsSync(file)) kills.push(`${spec} (run ${where})`);
+      else console.log(`the run finished before ${spec}`);
+      // Once, mid-run, Redis also loses every key of this installation.
+      if (!flushed && kills.length === Math.floor(MIN_KILLS / 2)) {
+        console.log(`flushed ${await deleteKeys(redisUrl, `${stormy}:*`)} Redis keys with the worker down`);
+        flushed = true;
+      }
+      expect(reached).toBe(true);
+    }
+    console.log(`chaos seed ${SEED}: ${kills.length} kills\n  ${kills.join("\n  ")}`);
+    const disturbed = await tables(stormyRun);
+
+    // Two workers at once on one run: every step is claimed by one of them, none is done twice.
+    workers.push(startWorker(doubled), startWorker(doubled));
+    const doubledRun = await startRun(doubled);
+    await until("the run with two workers", () => finished(doubledRun), 600_000);
+    const twice = await tables(doubledRun);
+
+    expect(expected.status).toBe("completed");
+    expect(expected.sealed).not.toBeNull();
+    expect(expected.rollouts.length).toBeGreaterThan(0);
+    expect(kills.length).toBeGreaterThanOrEqual(MIN_KILLS);
+    // During training, inside an ingest transaction, between verdict and decision, during propose, and
+    // during the sealed evaluation.
+    for (const point of [...required, "sealed-evaluation"]) expect(kills.some((k) => k.includes(point)), point).toBe(true);
+    // Every table is compared, and every difference reported, before the test fails.
+    for (const key of Object.keys(expected) as (keyof typeof expected)[]) {
+      expect.soft(disturbed[key], `killed run: ${key}`).toEqual(expected[key]);
+      expect.soft(twice[key], `two workers: ${key}`).toEqual(expected[key]);
+    }
+  }, 1_800_000);
+});

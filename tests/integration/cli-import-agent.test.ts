@@ -1,0 +1,91 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { createDatabase } from "@evotrainer/db";
+import { runCli } from "../support/cli.ts";
+
+const databaseUrl = inject("databaseUrl");
+const db = createDatabase(databaseUrl);
+const dir = mkdtempSync(join(tmpdir(), "evo-cli-import-agent-"));
+const REAL = resolve("tests/fixtures/real");
+
+async function importJson(...args: string[]) {
+  const result = await runCli(["import", ...args, "--json"], { DATABASE_URL: databaseUrl });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as Record<string, any>;
+}
+
+describe("evotrainer import of agent trajectories", () => {
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await db.$disconnect();
+  });
+
+  it("imports the 150 real mini-swe-agent trajectories with SWE-bench's resolved joined, and nothing twice", async () => {
+    const file = join(REAL, "mini-swe-agent-gemini-3-pro-dev150.jsonl.gz");
+    const report = await importJson("mini-swe-agent", file);
+    expect(report).toMatchObject({ format: "mini-swe-agent", files: 1, created: true, rollouts: { added: 150, alreadyPresent: 0, quarantined: 0, resolved: 114, withResult: 150 } });
+    const { branchId, runId } = report as { branchId: string; runId: string };
+    const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect(run).toMatchObject({ name: "mini-swe-agent mini-swe-agent-gemini-3-pro-dev150.jsonl.gz", domain: "swe" });
+    expect(await db.rollout.count({ where: { branchId, reward: 1 } })).toBe(114);
+    const one = await db.rollout.findFirstOrThrow({ where: { branchId, taskId: "astropy__astropy-14096" } });
+    expect(one).toMatchObject({ reward: 1, finishReason: "Submitted", truncated: false });
+    expect(one.extra).toMatchObject({ resolved: true, format: "mini-swe-agent-1", patch: expect.stringContaining("diff --git a/astropy/coordinates/sky_coordinate.py") });
+
+    const again = await importJson("mini-swe-agent", file);
+    expect(again).toMatchObject({ runId, branchId, created: false, rollouts: { added: 0, quarantined: 0 } });
+    expect(await db.rollout.count({ where: { branchId } })).toBe(150);
+  }, 180_000);
+
+  it("imports real SWE-agent .traj files from a directory, joins a report, and quarantines a file of unknown shape at its line", async () => {
+    const trajs = join(dir, "swe-agent");
+    mkdirSync(trajs);
+    for (const name of ["pydicom__pydicom-1458", "marshmallow-code__marshmallow-1867"]) {
+      writeFileSync(join(trajs, `${name}.traj`), readFileSync(join(REAL, "swe-agent", `${name}.traj`)));
+    }
+    writeFileSync(join(trajs, "broken.traj"), JSON.stringify({ steps: [] }));
+    const reportFile = join(dir, "report.json");
+    writeFileSync(reportFile, JSON.stringify({ resolved_ids: ["marshmallow-code__marshmallow-1867"], unresolved_ids: ["pydicom__pydicom-1458"] }));
+
+    const report = await importJson("swe-agent", trajs, "--report", reportFile);
+    expect(report).toMatchObject({
+      files: 3,
+      rollouts: { added: 2, quarantined: 1, resolved: 1, withResult: 2 },
+      quarantined: [{ file: join(trajs, "broken.traj"), line: 1, reason: "swe-agent: a SWE-agent trajectory has a history list and an info object" }],
+    });
+    const rows = await db.rollout.findMany({ where: { branchId: report.branchId }, orderBy: { taskId: "asc" } });
+    expect(rows.map((r) => [r.taskId, r.reward])).toEqual([["marshmallow-code__marshmallow-1867", 1], ["pydicom__pydicom-1458", 0]]);
+  }, 120_000);
+
+  it("imports OpenAI chat rows with tool_calls, tool results and content: null", async () => {
+    const file = join(dir, "chats.jsonl");
+    const row = {
+      instance_id: "demo__demo-1",
+      messages: [
+        { role: "system", content: "You are a coding agent." },
+        { role: "user", content: "Fix add()." },
+        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: '{"command":"pytest -q"}' } }] },
+        { role: "tool", tool_call_id: "c1", content: "1 failed" },
+        { role: "assistant", content: [{ type: "text", text: "Done." }] },
+      ],
+      git_patch: "diff --git a/calc.py b/calc.py\n",
+      resolved: false,
+      model: "some-model",
+    };
+    writeFileSync(file, `${JSON.stringify(row)}\n{"messages": "not a list"}\n`);
+    const report = await importJson("openai-chat", file);
+    expect(report).toMatchObject({
+      rollouts: { added: 1, quarantined: 1 },
+      quarantined: [{ file, line: 2, reason: expect.stringMatching(/^openai-chat: no list of chat messages/) }],
+    });
+    const stored = await db.rollout.findFirstOrThrow({ where: { branchId: report.branchId } });
+    expect(stored.trajectory).toEqual([
+      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "bash", arguments: { command: "pytest -q" } }] },
+      { role: "tool", content: "1 failed", toolName: "bash" },
+      { role: "assistant", content: "Done." },
+    ]);
+    expect(stored.extra).toMatchObject({ patch: "diff --git a/calc.py b/calc.py\n", resolved: false, model: "some-model", systemPrompt: "You are a coding agent." });
+  }, 120_000);
+});
