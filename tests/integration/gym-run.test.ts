@@ -22,7 +22,7 @@ describe("a complete run of the loop on the gym (real Postgres, Redis, BullMQ, c
     rmSync(jobsDir, { recursive: true, force: true });
   });
 
-  it("`evotrainer run examples/gym-swe.yaml --wait --json` finishes with promotions, a blocked hack, skills, backtests and a sealed score", async () => {
+  it("`evotrainer run examples/gym-swe.yaml --wait --json` finishes with control arms, a promoted tampering fix, a blocked hack, skills, backtests, evidence-bound harness evolution and a sealed score", async () => {
     const env = loadWorkerEnv({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_JOBS_DIR: jobsDir, EVO_MONITOR_EVERY_MS: "300", EVO_RECONCILE_EVERY_MS: "5000" });
     const worker = await startWorkerApp(env, (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }), () => {});
     let result: Awaited<ReturnType<typeof cli>>;
@@ -50,23 +50,58 @@ describe("a complete run of the loop on the gym (real Postgres, Redis, BullMQ, c
     expect(base.verdict?.checks.some((c) => c.name === "validity_limit" && !c.passed && c.detail.startsWith("test_tampering"))).toBe(true);
     expect(base.labels.test_tampering).toBeGreaterThan(0.5);
 
-    // Every dispatched intervention was backtested first; some promotion beat its parent with an interval above zero.
-    for (const b of report.branches.filter((x) => x.parentId)) expect(b.backtest, `v${b.version}`).not.toBeNull();
+    // Each round trained two controls (the parent's recipe, from its checkpoint) beside its candidates;
+    // their GPU time counts against the budget and is shown apart.
+    const candidates = report.branches.filter((b) => b.parentId && b.kind === "candidate");
+    const controls = report.branches.filter((b) => b.kind === "control");
+    for (const round of new Set(candidates.map((b) => b.round))) expect(controls.filter((c) => c.round === round).length, `round ${round}`).toBe(2);
+    for (const c of controls) expect(c.verdict, `control v${c.version}`).toBeNull();
+    expect(report.budget.gpuSeconds.controls).toBeGreaterThan(0);
+    expect(report.budget.gpuSeconds.controls).toBeCloseTo(controls.reduce((s, c) => s + c.gpuSeconds, 0), 6);
+
+    // Every dispatched intervention was backtested first and judged against its round's controls.
+    for (const b of candidates) {
+      expect(b.backtest, `v${b.version}`).not.toBeNull();
+      const vsControl = b.verdict?.checks.find((c) => c.name === "main_score_vs_control");
+      expect(vsControl, `v${b.version}`).toBeDefined();
+    }
+    // The tampering is fixed (read-only tests or a penalty on the tampering label, whichever the
+    // proposer kept first) and promoted: it beats the controls, which go on hacking.
+    const tamperingFixes = ["env.readOnlyTests", "reward.components.test_tampering.weight"];
+    const fix = candidates.find((b) => b.status === "promoted" && tamperingFixes.includes(b.factor ?? ""));
+    expect(fix, "a promoted tampering fix").toBeDefined();
+    expect(fix!.verdict!.checks.find((c) => c.name === "main_score_vs_control")!.passed).toBe(true);
+    const roundControls = controls.filter((c) => c.round === fix!.round && c.parentId === fix!.parentId);
+    for (const c of roundControls) expect(fix!.promotionScore!).toBeGreaterThan(c.promotionScore! + 0.3);
     expect(report.branches.some((b) => b.status === "promoted" && b.parentId && (b.verdict?.ci[0] ?? 0) > 0)).toBe(true);
 
     expect(report.skills.length).toBeGreaterThanOrEqual(1);
     expect(report.sealed?.score).toBeGreaterThan(base.promotionScore ?? 0);
 
-    // The harness check found failures no detector explained and registered a detector that separates
-    // rejected from promoted branches, with the replay's evidence.
+    // The harness check ran when failures went unexplained; it registers a detector only on evidence
+    // that passes every admission rule, and none it registers fires on 90% of a later branch's rollouts.
     const db = createDatabase(databaseUrl);
     try {
-      const versions = await db.harnessVersion.findMany({ where: { runId: report.runId }, orderBy: { version: "asc" }, include: { detectors: { include: { detector: true } } } });
-      console.log(`harness versions: ${versions.map((v) => `v${v.version} (${v.detectors.length} detectors)`).join(", ")}`);
-      expect(versions.length).toBeGreaterThanOrEqual(2);
-      const evolved = versions[1]!;
-      expect(evolved.detectors.length).toBeGreaterThan(versions[0]!.detectors.length);
-      expect(evolved.evidence).toMatchObject({ added: expect.arrayContaining([expect.objectContaining({ evidence: expect.objectContaining({ separation: expect.objectContaining({ auc: expect.any(Number) }) }) })]) });
+      const checks = await db.event.findMany({ where: { runId: report.runId, type: "harness_check" } });
+      expect(checks.length).toBeGreaterThan(0);
+      for (const e of checks) {
+        const payload = e.payload as { candidates: { detector: string; accepted: boolean; refusedBy: string[]; reasons: string[] }[] };
+        for (const c of payload.candidates.filter((x) => !x.accepted)) expect(c.refusedBy.length, c.detector).toBeGreaterThan(0);
+        // A math final-answer rule is never even a candidate for swe.
+        expect(payload.candidates.map((c) => c.detector)).not.toContain("swe.format_error");
+      }
+      const versions = await db.harnessVersion.findMany({ where: { runId: report.runId }, orderBy: { version: "asc" } });
+      console.log(`harness versions: ${versions.map((v) => `v${v.version}`).join(", ")}`);
+      for (const v of versions.slice(1)) {
+        const added = (v.evidence as { added: { label: string }[] }).added;
+        const registeredAt = (await db.event.findFirstOrThrow({ where: { runId: report.runId, type: "harness_version", createdAt: { gte: v.createdAt } }, orderBy: { createdAt: "asc" } })).createdAt;
+        const later = await db.branch.findMany({ where: { runId: report.runId, createdAt: { gt: registeredAt } }, select: { version: true } });
+        for (const { label } of added) {
+          for (const b of report.branches.filter((x) => later.some((l) => l.version === x.version))) {
+            expect(b.labels[label] ?? 0, `${label} on v${b.version}`).toBeLessThan(0.9);
+          }
+        }
+      }
       expect((await db.run.findUniqueOrThrow({ where: { id: report.runId } })).harnessVersionId).toBe(versions.at(-1)!.id);
     } finally {
       await db.$disconnect();

@@ -10,6 +10,7 @@ import { loadRunConfig } from "./run-config.ts";
 // swe keeps the example's 30 steps and 16 prompts per step, trains one child per round (B = 1, so
 // the proposals a round does not keep come back in the next one) and runs six rounds.
 const SWE_ROUNDS = 6;
+const TAMPERING_FIXES = ["env.readOnlyTests", "reward.components.test_tampering.weight"];
 
 const promotedFactors = (h: LoopHistory) => new Set(h.branches.filter((b) => b.parentId && b.status === "promoted").map((b) => b.intervention!.factor));
 const failedCheck = (b: LoopBranch, name: string) => b.verdict.checks.filter((c) => c.name === name && !c.passed);
@@ -66,7 +67,9 @@ beforeAll(async () => {
 describe("the loop in memory: swe over six rounds", () => {
   it("runs at least six rounds, each training a child from the best-so-far branch's policy", () => {
     const trained = swe.rounds.filter((r) => r.children.length > 0);
-    expect(trained.length).toBeGreaterThanOrEqual(6);
+    // Five at least: the proposer no longer aims a factor at a label it already failed to move, so
+    // the run may end a round early with nothing new to try (the loop logs why it finished).
+    expect(trained.length).toBeGreaterThanOrEqual(5);
     for (const r of trained) {
       for (const id of r.children) expect(swe.branches.find((b) => b.id === id)!.parentId).toBe(r.frontierId);
     }
@@ -94,11 +97,12 @@ describe("the loop in memory: swe over six rounds", () => {
   it("promotes an intervention whose bootstrap interval on the promotion split excludes zero", () => {
     const proven = swe.branches.filter((b) => b.parentId && b.status === "promoted" && b.verdict.vsParent.ci[0] > 0);
     expect(proven.length).toBeGreaterThan(0);
-    const hardening = proven.find((b) => b.intervention!.factor === "env.readOnlyTests")!;
+    // The tampering is fixed by hardening the env or by penalising the tampering label, whichever the round kept.
+    const hardening = proven.find((b) => TAMPERING_FIXES.includes(b.intervention!.factor))!;
     expect(hardening.parentId).toBe("v0");
     expect(hardening.verdict.vsParent.tasks).toBe(64);
     expect(hardening.verdict.vsParent.ci[0]).toBeGreaterThan(0.3);
-    expect(hardening.verdict.checks.every((c) => c.passed)).toBe(true);
+    expect(hardening.verdict.checks.every((c) => c.passed || c.blocking === false)).toBe(true);
     expect(swe.sealed.score).toBeGreaterThan(swe.branches[0]!.score + 0.5);
   });
 
@@ -111,7 +115,7 @@ describe("the loop in memory: swe over six rounds", () => {
       expect(e.created!.evidence[0]).toMatchObject({ branchId: branch.id, ci: branch.verdict.vsParent.ci });
     }
     const ids = new Set(created.map((e) => e.created!.id));
-    const hardening = created.find((e) => e.created!.template.factor === "env.readOnlyTests")!.created!;
+    const hardening = created.find((e) => TAMPERING_FIXES.includes(e.created!.template.factor))!.created!;
     // The later run's hacked base shows the same symptom: the skill fires and becomes a proposal.
     const first = later.rounds[0]!;
     expect(first.retrieved.filter((r) => ids.has(r.skillId)).every((r) => r.sameDomain)).toBe(true);
@@ -153,27 +157,26 @@ describe("the loop in memory: swe over six rounds", () => {
   // without removing any detector, since once the hack is fixed most failed episodes (wrong edits)
   // carry no explaining label. The candidate that separates is reward_test_mismatch (rewarded while
   // the hidden tests fail): high on the hacked branches, zero on the promoted ones.
-  it("registers a detector the harness check proposed, with the replay's evidence", () => {
-    const registered = swe.harnessVersions.filter((v) => v.registration);
-    expect(registered.length).toBeGreaterThan(0);
-    const version = registered[0]!;
-    const check = swe.rounds.find((r) => r.round === version.round)!.harnessCheck;
-    expect(check.gap.gap).toBe(true);
-    expect(check.gap.reasons.length).toBeGreaterThan(0);
-    const added = version.registration!.added[0]!;
-    expect(added.label).toBe("reward_test_mismatch");
-    expect(version.definition.detectors.map((d) => d.id)).toContain(added.detectorId);
-    expect(version.definition.healthRules.map((r) => r.id)).toContain(added.healthRuleId);
-    const { separation, perBranch } = added.evidence;
-    expect(separation!.difference).toBeGreaterThanOrEqual(0.1);
-    expect(separation!.auc).toBeGreaterThanOrEqual(0.8);
-    // The replay covered the hacked base branch: rewarded while the hidden tests fail.
-    expect(perBranch.find((b) => b.branchId === "v0")!.rate).toBeGreaterThan(0.5);
-    expect(perBranch.length).toBe(swe.branches.filter((b) => b.round < version.round).length);
-    // Rejected candidates stay out, with their reasons.
-    expect(check.validations.some((v) => !v.accepted && v.reasons.length > 0)).toBe(true);
-    // Later rounds diagnose with the new version.
-    for (const r of swe.rounds.filter((x) => x.round >= version.round)) expect(r.diagnosis.harnessVersion).toBeGreaterThanOrEqual(version.version);
+  it("registers a detector only on evidence that passes every admission rule, and names the rule that refused each other one", () => {
+    const checks = swe.rounds.map((r) => r.harnessCheck).filter((c) => c.gap.gap);
+    expect(checks.length).toBeGreaterThan(0);
+    for (const c of checks) expect(c.gap.reasons.length).toBeGreaterThan(0);
+    // Six rounds with one child each leave too few promoted and rejected branches for a permutation
+    // test at 0.05 (3 per side at least): what the harness check replayed is refused, rule named.
+    const refusals = checks.flatMap((c) => c.validations.filter((v) => !v.accepted));
+    expect(refusals.length).toBeGreaterThan(0);
+    for (const v of refusals) {
+      expect(v.refusedBy.length, v.detectorId).toBeGreaterThan(0);
+      for (const rule of v.refusedBy) expect(v.reasons.some((r) => r.startsWith(`${rule}:`)), `${v.detectorId} ${rule}`).toBe(true);
+    }
+    // Whatever was registered met every rule, with the test's numbers stored.
+    for (const version of swe.harnessVersions.filter((v) => v.registration)) {
+      for (const added of version.registration!.added) {
+        expect(added.evidence.branchTest!.p).toBeLessThanOrEqual(0.05);
+        expect(added.evidence.rolloutTest!.p).toBeLessThanOrEqual(0.05);
+        expect(added.evidence.firing.overall).toBeLessThan(0.9);
+      }
+    }
   });
 });
 

@@ -19,7 +19,7 @@ const mixed = report(
 const parentRecipe = defaultRecipe();
 const PARENT: LineageEntry = { branchId: "p", recipeHash: recipeHash(parentRecipe), decisions: [] };
 const veto = (reason: string, human = true): Decision => ({ kind: "veto", stage: "design", actor: human ? { kind: "human", userId: "ana" } : { kind: "policy" }, reason });
-const rejected = { promote: false } as Verdict;
+const rejected = { promote: false, checks: [] } as unknown as Verdict;
 
 async function proposeOn(lineage: LineageEntry[], extra: Partial<Parameters<typeof input>[0]> = {}) {
   return proposer.propose(input({ domain: "math", report: mixed, recipe: parentRecipe, lineage, ...extra }));
@@ -74,6 +74,23 @@ describe("RuleBasedProposer", () => {
     expect((await proposeOn([PARENT, reworded])).map((i) => i.factor)).not.toContain("algo.lr");
     // Nor a sibling still running: the branch exists already.
     expect((await proposeOn([PARENT, child("c3", lr, [])])).map((i) => i.factor)).not.toContain("algo.lr");
+  });
+
+  it("does not chase a label again with a factor that failed to move it, on any parent; another factor may", async () => {
+    const format = await firstFor("reward.components.format.weight");
+    const unmoved = {
+      promote: false,
+      checks: [{ name: "targeted_metric", passed: false, detail: "label_rate.format_error 1.0000 → 1.0000 (Δ 0.0000); predicted down", numbers: {} }],
+    } as unknown as Verdict;
+    // Tried under another parent: the same change here would be a new intervention by recipe, but the label did not answer to it.
+    const elsewhere: LineageEntry = { ...child("c1", format, [], unmoved), parentBranchId: "q" };
+    const lineage = [PARENT, { branchId: "q", recipeHash: "elsewhere", decisions: [] }, elsewhere];
+    const factors = (await proposeOn(lineage)).map((i) => i.factor);
+    expect(factors).not.toContain("reward.components.format.weight");
+    expect(factors).toContain("data.dynamicSampling");
+    // A verdict where the metric did move keeps the factor available.
+    const moved = { ...elsewhere, verdict: { promote: false, checks: [{ name: "targeted_metric", passed: true, detail: "", numbers: {} }] } as unknown as Verdict };
+    expect((await proposeOn([PARENT, lineage[1]!, moved])).map((i) => i.factor)).toContain("reward.components.format.weight");
   });
 
   it("steers away from a factor a person's veto reason names, wherever in the run", async () => {

@@ -1,6 +1,7 @@
 import { applyIntervention, interventionKey, offersFactor, type Intervention, type LockedEvaluation, type Proposer, type ProposerInput } from "@evotrainer/core";
 import { mentionsFactor } from "./lineage/factor-mentions.ts";
 import { triedOnParent } from "./lineage/tried-on-parent.ts";
+import { targetKey, unmovedTargets } from "./lineage/unmoved-targets.ts";
 import { humanVetoReasons } from "./lineage/veto-reasons.ts";
 import { PLAYBOOK } from "./playbook.ts";
 import type { PlaybookRule } from "./playbook-rule.ts";
@@ -16,9 +17,9 @@ export interface RuleBasedProposerOptions {
 /**
  * The default proposer: skills whose trigger fires first, then the playbook's answers to the
  * report's findings. It proposes at most one intervention per factor, only factors the run's trainer
- * runs (`input.factors`), none that applyIntervention
- * would refuse, none already tried on this parent, and none on a factor a person's veto named,
- * unless a revision note names the factor: a new reason from a person.
+ * runs (`input.factors`), none that applyIntervention would refuse, none already tried on this
+ * parent, none on a factor a person's veto named, and none aiming a factor at a metric that factor
+ * already failed to move in this run, unless a revision note names the factor: a new reason from a person.
  */
 export class RuleBasedProposer implements Proposer {
   readonly name = "rule-based";
@@ -31,6 +32,7 @@ export class RuleBasedProposer implements Proposer {
   async propose(input: ProposerInput): Promise<Intervention[]> {
     const tried = triedOnParent(input);
     const vetoReasons = humanVetoReasons(input.lineage);
+    const unmoved = unmovedTargets(input.lineage);
     const revised = (factor: string) => input.revision !== undefined && mentionsFactor(input.revision, factor);
 
     const candidates = [...skillProposals(input), ...ruleProposals(input, this.playbook)];
@@ -45,6 +47,7 @@ export class RuleBasedProposer implements Proposer {
       const outcome = tried.get(interventionKey(c));
       if (outcome === "exists" || (outcome === "failed" && !revised(c.factor))) continue;
       if (!revised(c.factor) && vetoReasons.some((r) => mentionsFactor(r, c.factor))) continue;
+      if (!revised(c.factor) && unmoved.has(targetKey(c.factor, c.targetMetric))) continue;
       if (!applyIntervention(input.recipe, c, this.options.lockedEvaluation).ok) continue;
       factors.add(c.factor);
       out.push(c);

@@ -39,8 +39,8 @@ export async function harnessCheck(
   const reviewed = await db.rolloutLabel.findMany({ where: { rollout: { runId: run.id }, review: { not: null } }, include: { rollout: { select: { uid: true } } } });
   const confirmed: ConfirmedLabel[] = reviewed.map((l) => ({ rolloutUid: l.rollout.uid, label: l.label, present: l.review === "confirmed" }));
   const { harness } = await deps.harnesses.get(run.harnessVersionId!);
-  const evolution = evolveHarness({ harness: harness.definition, domain: config.domain, gap, branches, confirmed });
-  const summary = evolution.validations.map((v) => ({ detector: v.detectorId, accepted: v.accepted, reasons: v.reasons }));
+  const evolution = evolveHarness({ harness: harness.definition, domain: config.domain, gap, branches, confirmed, options: { successThreshold: config.gate.successThreshold } });
+  const summary = evolution.validations.map((v) => ({ detector: v.detectorId, accepted: v.accepted, refusedBy: v.refusedBy, reasons: v.reasons }));
 
   return db.$transaction(async (tx) => {
     await recordEvent(tx, { runId: run.id, type: "harness_check", actor: "system", payload: json({ round: input.round, gap: gap.reasons, unexplainedShare: gap.unexplainedShare, candidates: summary }) });

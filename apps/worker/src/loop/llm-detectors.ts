@@ -28,7 +28,7 @@ export async function registerLlmDetectors(
   }
   const reviewed = await db.rolloutLabel.findMany({ where: { rollout: { runId: run.id }, review: { not: null } }, include: { rollout: { select: { uid: true } } } });
   const confirmed: ConfirmedLabel[] = reviewed.map((l) => ({ rolloutUid: l.rollout.uid, label: l.label, present: l.review === "confirmed" }));
-  const validations = fresh.map((d) => retroValidate(d, branches, confirmed));
+  const validations = fresh.map((d) => retroValidate(d, branches, confirmed, { domain: config.domain, successThreshold: config.gate.successThreshold }));
   const registered = registerDetectors(harness.definition, validations);
 
   await db.$transaction(async (tx) => {

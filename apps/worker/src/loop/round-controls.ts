@@ -1,6 +1,7 @@
 import { addControlRound, judgeRound, NO_NOISE_FLOOR, type CompiledHarness, type ControlComparison, type RunConfig } from "@evotrainer/core";
 import { recordEvent, type Database } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
+import { advanceRun } from "./advance-run.ts";
 import type { LoopDeps } from "./deps.ts";
 import { gateSide } from "./gate-side.ts";
 
@@ -46,6 +47,8 @@ export async function measureControl(deps: LoopDeps, harness: CompiledHarness, b
   });
   if (!moved) return "control already measured";
   await wakeRound(deps, branch);
+  // A round whose candidates all failed has nothing else left to move the run on.
+  await advanceRun(deps, branch.runId);
   return `control measured: ${side.score.toFixed(4)}`;
 }
 

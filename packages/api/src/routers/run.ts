@@ -114,6 +114,7 @@ export const runRouter = {
           version: true,
           round: true,
           status: true,
+          kind: true,
           promotionScore: true,
           intervention: { select: { factor: true, provenance: true } },
           verdict: { select: { deltaVsParent: true, passed: true } },

@@ -2,12 +2,14 @@ import { DETECTOR_CATALOG } from "../catalog/index.ts";
 import { compileDetector, verifyDetectorCases, type Detector, type DetectorDefinition, type Domain } from "../harness/detector.ts";
 import type { Harness } from "../harness/harness.ts";
 import { EXTRA_DETECTORS } from "./candidate-library.ts";
+import { domainMismatch } from "./domain-fields.ts";
 
 /**
- * Detectors the harness lacks for this domain: those the library declares for it first, then the
- * other domains' ones carried over (retro-validation finds out whether they mean anything here). A label the harness already reads for the domain is skipped, and
- * so is any candidate that fails the CEL guards or its own cases: only sound rules get replayed.
- * Candidates never carry validity: deciding that a label voids a success is left to people.
+ * Detectors the harness lacks for this domain, from the library entries written for it. Another
+ * domain's rule is never offered: a math final-answer rule read on swe episodes fires on all of
+ * them and means nothing (the gym-swe run that registered swe.format_error). A label the harness
+ * already reads for the domain is skipped, and so is any candidate that fails the CEL guards or its
+ * own cases. Candidates never carry validity: deciding that a label voids a success is left to people.
  */
 export function candidateDetectors(
   harness: Pick<Harness, "detectors">,
@@ -17,10 +19,8 @@ export function candidateDetectors(
   const known = new Set(harness.detectors.filter((d) => d.domains.includes(domain)).map((d) => d.label));
   const ids = new Set(harness.detectors.map((d) => d.id));
   const out: Detector[] = [];
-  const declared = library.filter((d) => d.domains.includes(domain));
-  const carried = library.filter((d) => !d.domains.includes(domain));
-  for (const def of [...declared, ...carried]) {
-    if (known.has(def.label)) continue;
+  for (const def of library) {
+    if (known.has(def.label) || domainMismatch(def, domain) !== null) continue;
     const candidate = { ...def, id: `${domain}.${def.label}`, version: 1, domains: [domain], validity: false };
     if (ids.has(candidate.id)) continue;
     const compiled = compileDetector(candidate);

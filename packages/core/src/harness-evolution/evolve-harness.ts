@@ -27,7 +27,7 @@ export interface Evolution {
 export function evolveHarness(input: EvolveInput): Evolution {
   if (!input.gap.gap) return { harness: input.harness, validations: [] };
   const validations = candidateDetectors(input.harness, input.domain, input.library).map((d) =>
-    retroValidate(d, input.branches, input.confirmed, input.options),
+    retroValidate(d, input.branches, input.confirmed, { ...input.options, domain: input.domain }),
   );
   const registered = registerDetectors(input.harness, validations);
   return registered.ok

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Rollout } from "@evotrainer/contract";
 import { rollout } from "../__fixtures__/branch-fixtures.ts";
-import { SWE_DETECTORS } from "../catalog/index.ts";
+import { MATH_DETECTORS, SWE_DETECTORS } from "../catalog/index.ts";
 import { compileDetector, verifyDetectorCases, type DetectorDefinition } from "../harness/detector.ts";
 import { compileHarness, harnessSchema } from "../harness/harness.ts";
 import { DEFAULT_HEALTH_RULES } from "../harness/health-rule.ts";
@@ -29,7 +29,8 @@ function branch(branchId: string, outcome: BranchRollouts["outcome"], n = 20): B
   return { branchId, outcome, rollouts };
 }
 
-const history = [branch("b1", "promoted"), branch("b2", "rejected"), branch("b3", "promoted"), branch("b4", "rejected")];
+// Three branches per side: the fewest with which an exact permutation test can reach p = 1/20 = 0.05.
+const history = [branch("b1", "promoted"), branch("b2", "rejected"), branch("b3", "promoted"), branch("b4", "rejected"), branch("b5", "promoted"), branch("b6", "rejected")];
 
 const always: DetectorDefinition = {
   id: "custom.always",
@@ -40,59 +41,121 @@ const always: DetectorDefinition = {
   when: "response_tokens >= 0",
   cases: { match: [{ name: "any", rollout: { response: "x" } }], noMatch: [] },
 };
-const evenSample: DetectorDefinition = {
-  id: "custom.even_sample",
-  label: "even_sample",
+const oddSample: DetectorDefinition = {
+  id: "custom.odd_sample",
+  label: "odd_sample",
   version: 1,
   domains: ["swe"],
-  description: "Fires on even sample indices: as common on good branches as on bad ones.",
-  when: "sample % 2 == 0",
-  cases: { match: [{ name: "sample 0", rollout: { response: "x", sample: 0 } }], noMatch: [{ name: "sample 1", rollout: { response: "x", sample: 1 } }] },
+  description: "Fires on odd sample indices (the unsolved episodes of the fixture): as common on good branches as on bad ones.",
+  when: "sample % 2 == 1",
+  cases: { match: [{ name: "sample 1", rollout: { response: "x", sample: 1 } }], noMatch: [{ name: "sample 0", rollout: { response: "x", sample: 0 } }] },
 };
 
 describe("retroValidate", () => {
   it("accepts a detector whose rate separates rejected from promoted branches, with per-branch evidence", () => {
     const v = retroValidate(mismatch, history);
     expect(v.accepted).toBe(true);
-    expect(v.evidence!.perBranch).toEqual([
+    expect(v.refusedBy).toEqual([]);
+    expect(v.evidence!.perBranch.slice(0, 2)).toEqual([
       { branchId: "b1", outcome: "promoted", rollouts: 20, flagged: 0, rate: 0 },
       { branchId: "b2", outcome: "rejected", rollouts: 20, flagged: 10, rate: 0.5 },
-      { branchId: "b3", outcome: "promoted", rollouts: 20, flagged: 0, rate: 0 },
-      { branchId: "b4", outcome: "rejected", rollouts: 20, flagged: 10, rate: 0.5 },
     ]);
     expect(v.evidence!.separation).toEqual({ promotedMean: 0, rejectedMean: 0.5, difference: 0.5, auc: 1 });
+    expect(v.evidence!.branchTest).toEqual({ statistic: 0.5, p: 0.05, permutations: 20, exact: true });
+    expect(v.evidence!.rolloutTest!.p).toBeLessThan(1e-6);
+    expect(v.evidence!.firing).toEqual({ overall: 0.25, amongSuccessful: 0, successful: 30, flagged: 30, rollouts: 120 });
+    expect(v.evidence!.test).toMatch(/permutation test/);
     expect(v.evidence!.errors).toBe(0);
   });
 
-  it("rejects detectors that fire everywhere or as often on good branches as on bad ones", () => {
-    const a = retroValidate(always, history);
-    expect(a.accepted).toBe(false);
-    expect(a.evidence!.separation).toEqual({ promotedMean: 1, rejectedMean: 1, difference: 0, auc: 0.5 });
-    const e = retroValidate(evenSample, history);
-    expect(e.accepted).toBe(false);
-    expect(e.evidence!.separation).toMatchObject({ difference: 0, auc: 0.5 });
+  it("accepts a non-separating detector that agrees with labels people confirmed, and not one that disagrees", () => {
+    const confirmed = [0, 1, 2, 3, 4, 5].map((i) => ({ rolloutUid: `b1-${i}`, label: "odd_sample", present: i % 2 === 1 }));
+    const agreeing = retroValidate(oddSample, history, confirmed);
+    expect(agreeing.accepted).toBe(true);
+    expect(agreeing.evidence!.agreement).toEqual({ confirmed: 6, agreed: 6, rate: 1 });
+    const disagreeing = retroValidate(oddSample, history, confirmed.map((c, i) => (i < 2 ? { ...c, present: !c.present } : c)));
+    expect(disagreeing.accepted).toBe(false);
+    expect(disagreeing.refusedBy).toContain("branch_separation");
+    expect(disagreeing.evidence!.agreement).toEqual({ confirmed: 6, agreed: 4, rate: 4 / 6 });
+  });
+});
+
+describe("registration is refused, naming the rule", () => {
+  const refused = (v: ReturnType<typeof retroValidate>, rule: string) => {
+    expect(v.accepted).toBe(false);
+    expect(v.refusedBy).toContain(rule);
+    expect(v.reasons.some((r) => r.startsWith(`${rule}:`))).toBe(true);
+  };
+
+  it("domain: a math final-answer rule is never registered for swe, nor a rule reading fields the domain lacks", () => {
+    const formatError = MATH_DETECTORS.find((d) => d.label === "format_error")!;
+    const v = retroValidate({ ...formatError, domains: ["math"] }, history, [], { domain: "swe" });
+    refused(v, "domain");
+    expect(v.reasons[0]).toBe("domain: written for math, not swe");
+    expect(v.evidence).toBeUndefined();
+    const tools: DetectorDefinition = { ...oddSample, id: "custom.tools", domains: ["math"], when: "size(tool_calls) > 3" };
+    const t = retroValidate(tools, history, [], { domain: "math" });
+    refused(t, "domain");
+    expect(t.reasons[0]).toBe("domain: reads tool_calls, which math rollouts do not have");
+    // Nor is it even offered: swe candidates come from rules written for swe only.
+    const harness = harnessSchema.parse({ version: 1, detectors: [...SWE_DETECTORS], healthRules: [...DEFAULT_HEALTH_RULES] });
+    expect(candidateDetectors(harness, "swe").map((d) => d.label)).not.toContain("format_error");
+  });
+
+  it("evidence and branch_separation: five branches with one promoted can never pass", () => {
+    const five = [branch("b1", "promoted"), branch("b2", "rejected"), branch("b4", "rejected"), branch("b6", "rejected"), branch("b7", "rejected")];
+    const v = retroValidate(mismatch, five);
+    refused(v, "evidence");
+    refused(v, "branch_separation");
+    // Perfect separation (AUC 1), yet with 1 of 5 promoted no relabelling test can go below 1/5.
+    expect(v.evidence!.separation!.auc).toBe(1);
+    expect(v.evidence!.branchTest).toMatchObject({ p: 0.2, permutations: 5, exact: true });
+    // Even with the minimum evidence waived the permutation test refuses it.
+    refused(retroValidate(mismatch, five, [], { minBranchesPerSide: 1, minFlagged: 0 }), "branch_separation");
+  });
+
+  it("branch_separation: a detector as common on good branches as on bad ones", () => {
+    const v = retroValidate(oddSample, history);
+    refused(v, "branch_separation");
+    expect(v.evidence!.separation).toMatchObject({ difference: 0, auc: 0.5 });
     // Firing more on promoted branches marks good behaviour, not a failure mode.
     const inverted = retroValidate(mismatch, history.map((b) => ({ ...b, outcome: b.outcome === "promoted" ? "rejected" as const : "promoted" as const })));
-    expect(inverted.accepted).toBe(false);
+    refused(inverted, "branch_separation");
     expect(inverted.evidence!.separation).toMatchObject({ difference: -0.5, auc: 0 });
   });
 
-  it("accepts a non-separating detector that agrees with labels people confirmed, and not one that disagrees", () => {
-    const confirmed = [0, 1, 2, 3, 4, 5].map((i) => ({ rolloutUid: `b1-${i}`, label: "even_sample", present: i % 2 === 0 }));
-    const agreeing = retroValidate(evenSample, history, confirmed);
-    expect(agreeing.accepted).toBe(true);
-    expect(agreeing.evidence!.agreement).toEqual({ confirmed: 6, agreed: 6, rate: 1 });
-    const disagreeing = retroValidate(evenSample, history, confirmed.map((c, i) => (i < 2 ? { ...c, present: !c.present } : c)));
-    expect(disagreeing.accepted).toBe(false);
-    expect(disagreeing.evidence!.agreement).toEqual({ confirmed: 6, agreed: 4, rate: 4 / 6 });
+  it("rollout_separation: branch rates that separate only because of a few tiny branches", () => {
+    const flaggedBranch = (id: string, outcome: BranchRollouts["outcome"], n: number, flagged: number): BranchRollouts => ({
+      branchId: id,
+      outcome,
+      rollouts: Array.from({ length: n }, (_, i) => rollout(`${id}-${i}`, `${id}-g`, 1, { response: "x", sample: i < flagged ? 1 : 0 })),
+    });
+    const skewed = [
+      flaggedBranch("p1", "promoted", 100, 5), flaggedBranch("p2", "promoted", 100, 5), flaggedBranch("p3", "promoted", 100, 5),
+      flaggedBranch("r1", "rejected", 1000, 60), flaggedBranch("r2", "rejected", 2, 2), flaggedBranch("r3", "rejected", 2, 2),
+    ];
+    const v = retroValidate(oddSample, skewed, [], { maxSuccessfulRate: 1 });
+    expect(v.refusedBy).toEqual(["rollout_separation"]);
+    expect(v.evidence!.branchTest!.p).toBe(0.05);
+    expect(v.evidence!.rolloutTest!.p).toBeGreaterThan(0.05);
   });
 
-  it("never replays a candidate that fails its own cases or the CEL guards", () => {
+  it("firing_rate: a detector on every rollout, or on the successes of promoted branches", () => {
+    const a = retroValidate(always, history);
+    refused(a, "firing_rate");
+    expect(a.evidence!.firing.overall).toBe(1);
+    const successes: DetectorDefinition = { ...oddSample, id: "custom.solved", label: "solved", when: "tests_passed == tests_total", cases: { match: [{ name: "solved", rollout: { response: "x", testResults: { passed: 3, total: 3 } } }], noMatch: [] } };
+    const s = retroValidate(successes, history);
+    refused(s, "firing_rate");
+    expect(s.evidence!.firing.amongSuccessful).toBe(1);
+  });
+
+  it("cases: a candidate that fails its own cases or the CEL guards is never replayed", () => {
     const wrongCase = { ...mismatch, cases: { match: [{ name: "passing tests", rollout: { response: "x", reward: 1, testResults: { passed: 3, total: 3 } } }], noMatch: [] } };
     const v = retroValidate(wrongCase, history);
-    expect(v).toEqual({ detectorId: mismatch.id, accepted: false, reasons: ['case "passing tests": expected true, got false'] });
+    expect(v).toEqual({ detectorId: mismatch.id, accepted: false, refusedBy: ["cases"], reasons: ['cases: "passing tests": expected true, got false'] });
     const unsafe = retroValidate({ ...mismatch, when: "system('ls') == ''" }, history);
-    expect(unsafe.accepted).toBe(false);
+    refused(unsafe, "cases");
     expect(unsafe.evidence).toBeUndefined();
     expect(unsafe.reasons[0]).toContain("unknown function 'system'");
   });
@@ -114,8 +177,7 @@ describe("candidateDetectors", () => {
     const harness = harnessSchema.parse({ version: 1, detectors: [...SWE_DETECTORS], healthRules: [...DEFAULT_HEALTH_RULES] });
     const candidates = candidateDetectors(harness, "swe");
     const labels = candidates.map((d) => d.label);
-    expect(labels.slice(0, 3)).toEqual(["reward_test_mismatch", "turn_limit", "near_length_limit"]);
-    expect(labels).toContain("repetition_loop");
+    expect(labels).toEqual(["reward_test_mismatch", "turn_limit", "near_length_limit"]);
     for (const known of SWE_DETECTORS.map((d) => d.label)) expect(labels).not.toContain(known);
     expect(new Set(labels).size).toBe(labels.length);
     expect(candidates.every((d) => d.domains.join() === "swe" && d.id === `swe.${d.label}` && !d.validity)).toBe(true);
@@ -134,7 +196,9 @@ describe("evolveHarness", () => {
     const added = out.registration!.added[0]!;
     expect(added.healthRuleId).toBe("label-reward-test-mismatch-warn");
     expect(added.evidence.separation).toMatchObject({ difference: 0.5, auc: 1 });
-    expect(added.evidence.perBranch.map((b) => b.rate)).toEqual([0, 0.5, 0, 0.5]);
+    expect(added.evidence.perBranch.map((b) => b.rate)).toEqual([0, 0.5, 0, 0.5, 0, 0.5]);
+    expect(added.evidence.branchTest).toMatchObject({ p: 0.05, exact: true });
+    expect(added.evidence.test).toMatch(/^one-sided exact permutation test/);
     expect(out.harness.version).toBe(4);
     expect(out.harness.healthRules.at(-1)!.when).toBe("label_rate['reward_test_mismatch'] > 0.25");
     // Every other candidate was replayed and turned down.
@@ -147,7 +211,7 @@ describe("evolveHarness", () => {
 
   it("keeps the harness when there is no gap or nothing separates", () => {
     expect(evolveHarness({ harness, domain: "swe", gap: { ...gap, gap: false }, branches: history })).toEqual({ harness, validations: [] });
-    const honest = [branch("b1", "promoted"), branch("b3", "promoted")];
+    const honest = [branch("b1", "promoted"), branch("b3", "promoted"), branch("b5", "promoted")];
     const out = evolveHarness({ harness, domain: "swe", gap, branches: honest });
     expect(out.registration).toBeUndefined();
     expect(out.harness).toBe(harness);

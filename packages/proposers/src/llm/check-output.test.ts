@@ -53,7 +53,7 @@ describe("checkOutput", () => {
   });
 
   it("refuses a factor the run's trainer cannot run, which the prompt did not list", () => {
-    const dynamic = { ...lr, factor: "data.dynamicSampling", patch: [{ op: "replace", path: "/data/dynamicSampling/enabled", value: true }] };
+    const dynamic = { ...lr, factor: "data.dynamicSampling", patch: [{ op: "replace" as const, path: "/data/dynamicSampling/enabled", value: true }] };
     expect(check(output([dynamic]), { factors: factorsFor("trl") }).rejections).toEqual([
       "intervention 1 (factor data.dynamicSampling): the run's trainer cannot run this factor; choose one of the listed factors",
     ]);

@@ -11,7 +11,7 @@ import { NumbersTable } from "./numbers-table";
 import { recipeDiff } from "./recipe-diff";
 
 type Branch = RouterOutputs["branch"]["byId"];
-type Check = { name: string; passed: boolean; detail: string; numbers?: Record<string, unknown> };
+type Check = { name: string; passed: boolean; detail: string; numbers?: Record<string, unknown>; blocking?: boolean };
 type Finding = { id?: string; level?: string; message?: string; evidence?: unknown };
 
 const WAITING = ["awaiting_decision", "proposed"];
@@ -165,7 +165,11 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
                   <tr key={c.name}>
                     <td>{c.name}</td>
                     <td>
-                      <span className={`pill ${c.passed ? "ok" : "bad"}`}>{c.passed ? "pass" : "fail"}</span>
+                      {c.blocking === false ? (
+                        <span className="pill" title="shown as context; it does not decide the promotion">context</span>
+                      ) : (
+                        <span className={`pill ${c.passed ? "ok" : "bad"}`}>{c.passed ? "pass" : "fail"}</span>
+                      )}
                     </td>
                     <td>{c.detail}</td>
                     <td>

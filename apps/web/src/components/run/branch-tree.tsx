@@ -12,15 +12,15 @@ const BranchNode = memo(function BranchNode({ data }: NodeProps<Node<BranchNodeD
   const { branch } = data;
   return (
     <div
-      className={`tree-node status-bg-${branch.status}${data.onBestPath ? " best" : ""}`}
+      className={branch.kind === "control" ? "tree-node tree-control" : `tree-node status-bg-${branch.status}${data.onBestPath ? " best" : ""}`}
       style={{ width: NODE_WIDTH, height: NODE_HEIGHT }}
       data-testid={`tree-node-v${branch.version}`}
     >
       <Handle type="target" position={Position.Top} isConnectable={false} />
       <a href={data.href} className="tree-node-link">
         <strong>v{branch.version}</strong> <span className="tree-delta">{fmtDelta(branch.deltaVsParent)}</span>
-        <div className="tree-factor">{branch.factor ?? "base"}</div>
-        <div className="tree-status">{branch.status.replace("_", " ")}</div>
+        <div className="tree-factor">{branch.kind === "control" ? "control · parent's recipe" : (branch.factor ?? "base")}</div>
+        <div className="tree-status">{branch.kind === "control" ? (branch.status === "rejected" ? `measured ${branch.promotionScore?.toFixed(3) ?? ""}` : branch.status.replace("_", " ")) : branch.status.replace("_", " ")}</div>
       </a>
       {data.hasChildren && (
         <button className="tree-toggle" onClick={() => data.toggle(branch.id)} aria-label={data.collapsed ? `expand v${branch.version}` : `collapse v${branch.version}`}>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bestPathOf, initialCollapsed, layoutTree, MAX_RENDERED_NODES, type TreeBranch } from "./tree-layout";
 
-const branch = (id: string, parentId: string | null, version: number): TreeBranch => ({ id, parentId, version, status: "promoted", promotionScore: null, factor: null, deltaVsParent: null });
+const branch = (id: string, parentId: string | null, version: number): TreeBranch => ({ id, parentId, version, status: "promoted", kind: "candidate", promotionScore: null, factor: null, deltaVsParent: null });
 
 describe("tree layout", () => {
   it("lays out every branch, children below parents, and marks the best-so-far path", () => {

@@ -5,6 +5,8 @@ export type TreeBranch = {
   parentId: string | null;
   version: number;
   status: string;
+  /** A control is the round's baseline (the parent's recipe again), drawn apart from candidates. */
+  kind: "candidate" | "control";
   promotionScore: number | null;
   factor: string | null;
   deltaVsParent: number | null;
