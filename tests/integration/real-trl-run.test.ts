@@ -89,6 +89,9 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
       expect(trainRows.every((r) => (r.finishReason === "length") === r.truncated)).toBe(true);
       const evalRows = await db.rollout.count({ where: { branchId: base.id, split: "promotion" } });
       expect(evalRows).toBe(6 * 2);
+      // TRL's logged metrics, one line per step, under the names health rules read.
+      const entropy = await db.metricPoint.findMany({ where: { branchId: base.id, name: "trainer/entropy" }, orderBy: { step: "asc" } });
+      expect(entropy.map((p) => p.step)).toEqual([1, 2]);
 
       // Every candidate was judged on the promotion split against its round's controls (the parent's recipe, trained as long).
       for (const child of children) {
@@ -116,6 +119,15 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
       const weightedJob = childJobs.find((j) => j.branchId === weighted!.id)!;
       expect(jobFile(baseJob.id, "trl-grpo.yaml").reward_weights).toEqual([1, 0]);
       expect(jobFile(weightedJob.id, "trl-grpo.yaml").reward_weights).not.toEqual([1, 0]);
+
+      // The larger group still fits TRL's generation batch, and every job trained on the CPU.
+      const grouped = children.find((c) => c.factor === "algo.groupSize");
+      if (grouped) {
+        const args = jobFile(childJobs.find((j) => j.branchId === grouped.id)!.id, "trl-grpo.yaml");
+        expect(args.generation_batch_size % args.num_generations).toBe(0);
+        expect(args.generation_batch_size % args.per_device_train_batch_size).toBe(0);
+      }
+      for (const job of trainJobs) expect(jobFile(job.id, "trl-grpo.yaml").use_cpu).toBe(true);
 
       // No factor TRL refuses was tried, and no job failed for one.
       expect(children.map((c) => c.factor)).not.toContain("data.dynamicSampling");
