@@ -129,7 +129,7 @@ async function phase(runId: string): Promise<"finishing" | "judging" | "training
 // A point the run reaches after leaving a phase: dispatch comes after a round is proposed, whether it
 // starts the next round's branches or the sealed evaluation.
 const AHEAD: Record<string, readonly { name: string; recurs: boolean }[]> = {
-  training: [{ name: "verdict:decided", recurs: false }],
+  training: [{ name: "step:verdict", recurs: false }],
   judging: [{ name: "step:dispatch", recurs: false }],
   "between rounds": [{ name: "step:dispatch", recurs: false }],
 };
@@ -142,19 +142,12 @@ const POINTS: Record<string, readonly { name: string; recurs: boolean }[]> = {
     { name: "ingest:batch", recurs: true },
     { name: "step:monitor", recurs: true },
     { name: "step:dispatch", recurs: false },
-    { name: "verdict:decided", recurs: false },
   ],
-  judging: [
-    { name: "verdict:decided", recurs: false },
-    { name: "step:verdict", recurs: false },
-  ],
+  // A dead worker judges nothing: an evaluating branch is still evaluating when the next one starts.
+  judging: [{ name: "step:verdict", recurs: false }],
   "between rounds": [
     { name: "propose:planned", recurs: false },
     { name: "step:propose", recurs: false },
-  ],
-  finishing: [
-    { name: "dispatch:sealed-evaluation", recurs: false },
-    { name: "monitor:sealed-evaluation", recurs: false },
   ],
 };
 
@@ -184,9 +177,11 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
 
     // Each incarnation of the worker stops at a seeded point ahead of where the run stands and is
     // SIGKILLed there, then the next one starts. The first kills take one point of each phase, in the
-    // order a run reaches them; the sealed evaluation is struck once 20 kills are in (or, if the run
-    // gets there first, until they are: its dispatch is retried after every kill).
+    // order a run reaches them. Until 20 kills are in, the sealed evaluation's dispatch is armed too, as
+    // a backstop that every run reaches before it can complete (and reaches again after each kill);
+    // after that the sealed evaluation is struck once, then the run may finish.
     const required = ["monitor:training", "ingest:batch", "verdict:decided", "propose:planned"];
+    const backstop = "dispatch:sealed-evaluation:1";
     const random = rng(SEED);
     const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
     // Two kills in a row in one phase: the next is taken further on, so the run moves through them all.
@@ -197,17 +192,18 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     let flushed = false;
     for (let incarnation = 0; !(await finished(stormyRun)); incarnation++) {
       const where = await phase(stormyRun);
+      const sealedStruck = kills.some((k) => k.includes("sealed-evaluation"));
       const spec =
-        kills.length < required.length ? `${required[kills.length]}:1`
-        : kills.length < MIN_KILLS && where !== "finishing" ? strike(pick(streak(where) >= 2 ? AHEAD[where]! : POINTS[where]!))
-        : kills.length < MIN_KILLS ? "dispatch:sealed-evaluation:1"
-        : strike(pick(POINTS.finishing!));
+        kills.length < required.length ? `${required[kills.length]}:1,${backstop}`
+        : kills.length < MIN_KILLS && where !== "finishing" ? `${strike(pick(streak(where) >= 2 ? AHEAD[where]! : POINTS[where]!))},${backstop}`
+        : kills.length < MIN_KILLS || !sealedStruck ? backstop
+        : "monitor:sealed-evaluation:1";
       const file = join(scratch, `failpoint-${incarnation}`);
       const worker = startWorker(stormy, { spec, file });
       workers.push(worker);
       const reached = await until(`failpoint ${spec} or the end of the run`, async () => existsSync(file) || (await finished(stormyRun)), 600_000);
       await killed(worker);
-      if (existsSync(file)) kills.push(`${spec} (run ${where})`);
+      if (existsSync(file)) kills.push(`${readFileSync(file, "utf8")} (run ${where})`);
       else console.log(`the run finished before ${spec}`);
       // Once, mid-run, Redis also loses every key of this installation.
       if (!flushed && kills.length === Math.floor(MIN_KILLS / 2)) {
