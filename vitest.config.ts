@@ -8,6 +8,9 @@ export default defineConfig({
           name: "unit",
           include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "tests/loop/**/*.test.ts"],
           environment: "node",
+          // A limit against hangs, not a speed target (those live in `npm run bench`): CI runs the
+          // tests with a core held busy, and the real-data tests label thousands of rollouts.
+          testTimeout: 60_000,
         },
       },
       {

@@ -11,7 +11,8 @@ let status = 1;
 try {
   const result = spawnSync("node_modules/.bin/playwright", ["test", ...process.argv.slice(2)], {
     stdio: "inherit",
-    env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix },
+    // 127.0.0.2 is the one proxy the server trusts: security.spec.ts sends through it as a proxy would.
+    env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_TRUSTED_PROXIES: "127.0.0.2" },
   });
   status = result.status ?? 1;
 } finally {

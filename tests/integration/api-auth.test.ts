@@ -178,6 +178,50 @@ describe("share links", () => {
   });
 });
 
+describe("input bounds", () => {
+  it("ids past the int64 range and steps past int32 are a 400 at the boundary, not a database error", async () => {
+    const viewer = callerAs({ userId: seed.users.viewer.id });
+    const huge = "9223372036854775808";
+    expect(await httpStatusOf(viewer.rollout.list({ branchId: seed.branches.v1.id, cursor: huge }))).toBe(400);
+    expect(await httpStatusOf(viewer.rollout.byId({ rolloutId: huge }))).toBe(400);
+    expect(await httpStatusOf(viewer.rollout.compare({ rolloutId: huge, otherBranchId: seed.branches.v2.id }))).toBe(400);
+    expect(await httpStatusOf(viewer.rollout.reviewLabel({ labelId: huge, review: "confirmed" }))).toBe(400);
+    expect(await httpStatusOf(viewer.run.llmCall({ runId: seed.run.id, eventId: huge }))).toBe(400);
+    expect(await httpStatusOf(viewer.rollout.list({ branchId: seed.branches.v1.id, step: 2 ** 31 }))).toBe(400);
+    expect(await httpStatusOf(viewer.rollout.byId({ rolloutId: "9223372036854775807" }))).toBe(404);
+  });
+});
+
+describe("the sealed split through a share link", () => {
+  it("stays unseen until the run's sealed evaluation is released, then shows only its scores", async () => {
+    const run = await seedDashboard(db, "sealed");
+    const branchId = run.branches.v1.id;
+    await db.rollout.createMany({
+      data: [0, 1].map((i) => ({ runId: run.run.id, branchId, split: "sealed" as const, step: 30, taskId: `hidden-${i}`, groupId: `h-${i}`, sample: 0, reward: i, responseTokens: 9, response: "hidden answer", uid: `sealed-${i}` })),
+    });
+    await db.metricPoint.create({ data: { branchId, step: 30, name: "sealed/score", value: 0.7 } });
+    await db.job.create({ data: { branchId, kind: "eval", executor: "local", adapter: "gym", state: "succeeded", attempts: 1, logTail: "task hidden-0: hidden answer" } });
+    const link = await callerAs({ userId: run.users.approver.id }).shareLink.create({ runId: run.run.id });
+    const shared = callerAs({ headers: { "x-evo-share-token": link.token } });
+    const sealedId = String((await db.rollout.findFirstOrThrow({ where: { branchId, split: "sealed" } })).id);
+
+    expect(await httpStatusOf(shared.rollout.list({ branchId, split: "sealed" }))).toBe(403);
+    expect((await shared.rollout.list({ branchId, limit: 200 })).items.some((r) => r.split === "sealed")).toBe(false);
+    expect(await httpStatusOf(shared.rollout.byId({ rolloutId: sealedId }))).toBe(403);
+    expect((await shared.run.metrics({ runId: run.run.id, branchIds: [branchId] })).points.some((p) => p.name.startsWith("sealed/"))).toBe(false);
+    expect((await shared.branch.byId({ branchId })).jobs.find((j) => j.kind === "eval")?.logTail).toBeNull();
+    // People of the organization see everything.
+    expect((await callerAs({ userId: run.users.viewer.id }).rollout.list({ branchId, split: "sealed" })).items[0]!.taskId).toBe("hidden-0");
+
+    await db.run.update({ where: { id: run.run.id }, data: { finalReport: { sealed: { branchId, score: 0.5, tasks: 2 } } } });
+    const released = await shared.rollout.list({ branchId, split: "sealed" });
+    expect(released.items.map((r) => [r.reward, r.taskId, r.labels])).toEqual([[0, null, []], [1, null, []]]);
+    expect((await shared.rollout.list({ branchId, split: "sealed", q: "hidden" })).items).toHaveLength(0);
+    expect(await httpStatusOf(shared.rollout.byId({ rolloutId: sealedId }))).toBe(403);
+    expect((await shared.run.metrics({ runId: run.run.id, branchIds: [branchId] })).points.some((p) => p.name === "sealed/score")).toBe(true);
+  });
+});
+
 describe("API keys", () => {
   it("a key acts as its creator until it is revoked; only its hash is stored", async () => {
     const admin = callerAs({ userId: seed.users.admin.id });

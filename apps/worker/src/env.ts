@@ -17,7 +17,7 @@ export const workerEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).ex
   EVO_HEARTBEAT_STALE_MS: z.coerce.number().int().min(1_000).default(600_000),
   EVO_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   // Crash tests only: stop at the n-th time the worker reaches a named point (see failpoints.ts).
-  EVO_FAILPOINT: z.string().regex(/^[a-z:-]+:\d+$/).optional(),
+  EVO_FAILPOINT: z.string().regex(/^[a-z:-]+:\d+(,[a-z:-]+:\d+)*$/).optional(),
   EVO_FAILPOINT_FILE: z.string().min(1).optional(),
 });
 

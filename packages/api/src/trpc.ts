@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
@@ -15,9 +16,12 @@ export interface ContextDeps {
   producer: () => Producer;
   /** Share pages render on the server with the token from their URL rather than a header. */
   shareToken?: string | null;
+  /** Names this request in the server log and in a 5xx answer; generated when the caller has none. */
+  requestId?: string;
 }
 
 export interface Context {
+  requestId: string;
   db: Database;
   producer: () => Producer;
   principal: () => Promise<Principal | null>;
@@ -27,6 +31,7 @@ export interface Context {
 export function createContext(deps: ContextDeps): Context {
   let principal: Promise<Principal | null> | undefined;
   return {
+    requestId: deps.requestId ?? randomUUID(),
     db: deps.db,
     producer: deps.producer,
     principal: () =>
@@ -36,10 +41,15 @@ export function createContext(deps: ContextDeps): Context {
 
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
-  errorFormatter: ({ shape, error }) => ({
-    ...shape,
-    data: { ...shape.data, zodError: error.cause instanceof ZodError ? z.flattenError(error.cause) : null },
-  }),
+  errorFormatter: ({ shape, error, ctx }) => {
+    // A 5xx says nothing of its cause (database errors quote queries and values); the request id
+    // finds the details in the server log.
+    if (shape.data.httpStatus >= 500) {
+      const { stack: _stack, ...data } = shape.data;
+      return { ...shape, message: `internal error (request id ${ctx?.requestId ?? "unknown"})`, data: { ...data, zodError: null } };
+    }
+    return { ...shape, data: { ...shape.data, zodError: error.cause instanceof ZodError ? z.flattenError(error.cause) : null } };
+  },
 });
 
 export const createTRPCRouter = t.router;

@@ -22,7 +22,8 @@ const pythonSchema = z.string().min(1).default("python3");
 export const trlSettingsSchema = z.strictObject({
   python: pythonSchema,
   // A JSONL, JSON or parquet file of tasks with `prompt` and `answer` columns (or a Hub dataset id).
-  dataset: z.string().min(1),
+  // Optional only so that a run can hold imported TRL runs; a train job without it fails as a config error.
+  dataset: z.string().min(1).optional(),
   // One function per reward component (`fn(prompts, completions, answer, **columns) -> list[float]`).
   rewardFunctions: z.record(componentNameSchema, pythonFunctionSchema).default({}),
   // GRPOConfig arguments, applied last (batch sizes, gradient accumulation, precision).
@@ -34,7 +35,8 @@ export type TrlSettings = z.infer<typeof trlSettingsSchema>;
 export const verlSettingsSchema = z.strictObject({
   python: pythonSchema,
   // `data.train_files`: parquet file(s) in verl's dataset format.
-  trainFiles: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  // Optional only so that a run can hold imported verl runs; verl refuses to train without it.
+  trainFiles: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   // The user's verl reward function (`compute_score(data_source, solution_str, ground_truth, extra_info)`).
   rewardFunction: pythonFunctionSchema.optional(),
   // Nodes the job spans; above 1 it is submitted to the Ray cluster at `rayAddress`.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  applyIntervention, compileHarness, defaultRecipe, DEFAULT_HEALTH_RULES, healthReport, lockedEvaluationSchema, recipeHash, skillSchema, SWE_DETECTORS,
+  applyIntervention, compileHarness, defaultRecipe, factorsFor, DEFAULT_HEALTH_RULES, healthReport, lockedEvaluationSchema, recipeHash, skillSchema, SWE_DETECTORS,
   type Decision, type Intervention, type LineageEntry, type Recipe, type Verdict,
 } from "@evotrainer/core";
 import { input, labelled, LOCKED, report } from "./__fixtures__/proposer-input.ts";
@@ -44,6 +44,14 @@ describe("RuleBasedProposer", () => {
     ]);
     expect((await proposeOn([], { k: 2 })).map((i) => i.factor)).toEqual(["data.dynamicSampling", "algo.clip.high"]);
     expect(await proposeOn([], { k: 0 })).toEqual([]);
+  });
+
+  it("proposes only factors the run's trainer runs: on TRL, no dynamic sampling or curriculum, and entropy goes through", async () => {
+    const onTrl = (await proposeOn([], { factors: factorsFor("trl") })).map((i) => i.factor);
+    expect(onTrl).toEqual(["algo.clip.high", "reward.components.format.weight", "algo.groupSize", "algo.lr", "algo.entropyCoef"]);
+    const onVerl = (await proposeOn([], { factors: factorsFor("verl") })).map((i) => i.factor);
+    expect(onVerl).toContain("data.dynamicSampling");
+    expect(onVerl).not.toContain("data.curriculum");
   });
 
   it("does not propose a vetoed intervention again on the same parent, but does on another parent", async () => {

@@ -1,25 +1,37 @@
 import "server-only";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import { APIError, createAuthMiddleware } from "better-auth/api";
 import { admin, organization } from "better-auth/plugins";
 import { hashPassword, verifyPassword } from "@evotrainer/api";
 import { env } from "~/env";
+import { siteOrigin } from "~/lib/same-origin";
+import { ACCOUNT_MAX_FAILURES, clearFailures, lockedForSeconds, recordFailure } from "./account-lockout";
 import { db } from "./db";
 import { organizationAccess, organizationRoles } from "./organization-roles";
 import { localAuthSecret } from "./auth-secret";
 
-function createAuth() {
+/** Paths after which the account's owner (or an admin) has set a password: a lockout ends there. */
+const PASSWORD_SET = ["/change-password", "/admin/set-user-password"];
+
+async function emailOfUser(userId: unknown): Promise<string | null> {
+  if (typeof userId !== "string") return null;
+  return (await db.user.findUnique({ where: { id: userId }, select: { email: true } }))?.email ?? null;
+}
+
+/**
+ * `secure`: whether this instance's session cookie carries `Secure` (and the `__Secure-` prefix).
+ * A browser drops a Secure cookie set over plain http on any host but loopback, which left
+ * sign-in over http answering 200 with no session: the cookie must follow the scheme served.
+ */
+function createAuth(secure: boolean) {
   return betterAuth({
     database: prismaAdapter(db, { provider: "postgresql" }),
     secret: env.BETTER_AUTH_SECRET ?? localAuthSecret(),
     ...(env.BETTER_AUTH_URL ? { baseURL: env.BETTER_AUTH_URL } : {}),
-    // Without a configured URL the dashboard trusts its own origin, as the browser addressed it:
-    // the CSRF check then means "same origin", whichever host name or port the user typed.
-    trustedOrigins: (request) => {
-      const host = request?.headers.get("host");
-      const proto = request?.headers.get("x-forwarded-proto") ?? "http";
-      return [env.BETTER_AUTH_URL, host ? `${proto}://${host}` : undefined].filter((o): o is string => Boolean(o));
-    },
+    // Without a configured URL the dashboard trusts its own origin, as the browser addressed it
+    // (scheme and host as server.ts resolved them): the CSRF check then means "same origin".
+    trustedOrigins: (request) => [request ? siteOrigin(request.headers, env.BETTER_AUTH_URL) : env.BETTER_AUTH_URL].filter((o): o is string => Boolean(o)),
     emailAndPassword: {
       enabled: true,
       // Accounts are made by an admin (or the quickstart), never by whoever finds the page.
@@ -27,13 +39,38 @@ function createAuth() {
       // The same hash as ensureLocalAdmin writes, so users created outside Better Auth can sign in.
       password: { hash: hashPassword, verify: verifyPassword },
     },
-    // Brute-force guard per client address: ten password attempts a minute.
+    // Brute-force guard per client address: ten password attempts a minute. The address is
+    // X-Forwarded-For as server.ts rewrote it: the socket's peer, or the client a trusted proxy names.
     rateLimit: { enabled: true, customRules: { "/sign-in/email": { window: 60, max: 10 } } },
+    advanced: { useSecureCookies: secure, ipAddress: { ipAddressHeaders: ["x-forwarded-for"] } },
+    hooks: {
+      before: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/sign-in/email" || typeof ctx.body?.email !== "string") return;
+        const seconds = await lockedForSeconds(ctx.body.email);
+        if (seconds > 0) {
+          throw new APIError("TOO_MANY_REQUESTS", {
+            message: `This account is locked after ${ACCOUNT_MAX_FAILURES} failed sign-ins. It unlocks in ${Math.ceil(seconds / 60)} min, or at once when its password is changed (by its owner from a signed-in session, or by an admin).`,
+          });
+        }
+      }),
+      after: createAuthMiddleware(async (ctx) => {
+        const failed = ctx.context.returned instanceof APIError;
+        if (ctx.path === "/sign-in/email" && typeof ctx.body?.email === "string") {
+          if (!failed) await clearFailures(ctx.body.email);
+          else if (ctx.context.returned instanceof APIError && ctx.context.returned.statusCode === 401) await recordFailure(ctx.body.email);
+        } else if (PASSWORD_SET.includes(ctx.path) && !failed) {
+          const email = ctx.path === "/change-password" ? ctx.context.session?.user.email : await emailOfUser(ctx.body?.userId);
+          if (email) await clearFailures(email);
+        }
+      }),
+    },
     plugins: [
       organization({
         ac: organizationAccess,
         roles: organizationRoles,
         creatorRole: "admin",
+        // An organization is a tenant: only an installation admin creates one.
+        allowUserToCreateOrganization: (user) => (user as { role?: string | null }).role === "admin",
         // Better Auth's "member" table is the schema's Membership.
         schema: { member: { modelName: "membership" } },
       }),
@@ -44,13 +81,23 @@ function createAuth() {
 
 export type Auth = ReturnType<typeof createAuth>;
 
+/** Whether this request reached the site over https: BETTER_AUTH_URL decides when set, else the request. */
+function servedOverHttps(headers: Headers): boolean {
+  if (env.BETTER_AUTH_URL) return new URL(env.BETTER_AUTH_URL).protocol === "https:";
+  return headers.get("x-forwarded-proto") === "https";
+}
+
 // Created on first use rather than at import, so `next build` needs no secret and no database.
-const globalForAuth = globalThis as unknown as { evoAuth?: Auth };
-export function getAuth(): Auth {
-  return (globalForAuth.evoAuth ??= createAuth());
+const globalForAuth = globalThis as unknown as { evoAuth?: Map<boolean, Auth> };
+export function getAuth(headers: Headers): Auth {
+  const instances = (globalForAuth.evoAuth ??= new Map());
+  const secure = servedOverHttps(headers);
+  let auth = instances.get(secure);
+  if (!auth) instances.set(secure, (auth = createAuth(secure)));
+  return auth;
 }
 
 export async function sessionUserId(headers: Headers): Promise<string | null> {
-  const session = await getAuth().api.getSession({ headers });
+  const session = await getAuth(headers).api.getSession({ headers });
   return session?.user.id ?? null;
 }

@@ -4,6 +4,6 @@ import { sessionUserId } from "./auth";
 import { db } from "./db";
 import { getProducer } from "./producer";
 
-export function contextFor(headers: Headers, shareToken: string | null = null) {
-  return createContext({ db, headers, sessionUserId, producer: getProducer, shareToken });
+export function contextFor(headers: Headers, shareToken: string | null = null, requestId?: string) {
+  return createContext({ db, headers, sessionUserId, producer: getProducer, shareToken, requestId });
 }

@@ -31,7 +31,9 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   const exhausted = budgetExhausted(config.budget, used);
   if (exhausted) return finishRun(deps, run.id, exhausted);
 
-  const parent = await db.branch.findUniqueOrThrow({ where: { id: run.bestBranchId! }, include: { recipe: true, children: { include: { recipe: true } } } });
+  // Nothing to build on when the base branch itself failed (a trainer that refuses the base recipe, say).
+  if (!run.bestBranchId) return finishRun(deps, run.id, "no branch trained successfully");
+  const parent = await db.branch.findUniqueOrThrow({ where: { id: run.bestBranchId }, include: { recipe: true, children: { include: { recipe: true } } } });
   const parentRecipe = recipeSchema.parse(JSON.parse(parent.recipe.canonical));
   const { rollouts, labels: storedLabels } = await loadLastTrainSteps(db, parent.id, FINAL_TRAIN_STEPS);
   const first = await deps.harnesses.get(run.harnessVersionId!);

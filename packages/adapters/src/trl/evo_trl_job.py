@@ -88,10 +88,10 @@ def component_scorers(job, settings):
 
 def grader_for(spec, domain):
     """The locked grader of a split: `math` (the final answer equals the task's answer) or `file.py:function`."""
-    import evo_reward
-
     grader = spec["grader"]
     if grader == "math" or (grader == "correctness" and domain == "math"):
+        import evo_reward
+
         return lambda completion, answer: 1.0 if evo_reward.answers_equal(evo_reward.final_answer(completion), answer) else 0.0
     if ":" in grader:
         path, name = grader.rsplit(":", 1)
@@ -255,6 +255,8 @@ def train(files, job, args, settings):
     model_path = args.pop("model_name_or_path")
     config = grpo_config(args)
     scorers = component_scorers(job, settings)
+    if not settings.get("dataset"):
+        raise ConfigError("a TRL train job needs trainer.dataset (the training tasks)")
     tasks = load_tasks(settings["dataset"])
     model, tokenizer = load_model(model_path)
     weights = dict(zip(scorers, config.reward_weights or [1.0] * len(scorers)))
@@ -269,12 +271,28 @@ def train(files, job, args, settings):
         def on_step_end(self, args, state, control, **kwargs):
             files.heartbeat(state.global_step, "update", state.global_step / max_steps)
 
+        # The Trainer logs a step more than once (the step's metrics, then the run's summary at the
+        # last step); the contract holds one line per step, so a step's logs merge until the next.
+        def __init__(self):
+            self.pending = {}
+
         def on_log(self, args, state, control, logs=None, **kwargs):
-            data = dict(logs or {})
+            if self.pending and self.pending["step"] != state.global_step:
+                self.flush()
+            data = self.pending.setdefault("data", {})
+            self.pending["step"] = state.global_step
+            data.update(logs or {})
             for long, short in SHORT_NAMES.items():
                 if long in data and short not in data:
                     data[short] = data[long]
-            files.metrics(state.global_step, data)
+
+        def on_train_end(self, args, state, control, **kwargs):
+            self.flush()
+
+        def flush(self):
+            if self.pending:
+                files.metrics(self.pending["step"], self.pending["data"])
+            self.pending = {}
 
     trainer = GRPOTrainer(
         model=model,

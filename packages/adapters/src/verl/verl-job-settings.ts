@@ -1,7 +1,9 @@
 import type { HydraValue } from "./hydra-override.ts";
 
-/** Settings of `job.adapter` the verl adapter reads (all optional). */
+/** Settings of `job.adapter` the verl adapter reads (all optional; core's verlSettingsSchema checks them). */
 export interface VerlJobSettings {
+  /** The interpreter on the node that runs the job wrapper and verl. */
+  python?: string;
   /** `data.train_files`: parquet file(s) in verl's dataset format. */
   trainFiles?: string | string[];
   /**

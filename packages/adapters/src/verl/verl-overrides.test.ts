@@ -148,10 +148,12 @@ describe("verlOverrides", () => {
 });
 
 describe("verlAdapter", () => {
-  it("launches verl's trainer with the overrides and points the file logger at the contract's metrics.jsonl", () => {
+  it("launches verl's trainer through the job wrapper, with the overrides, and points the file logger at the contract's metrics.jsonl", () => {
     const rendered = verlAdapter().render(job(defaultRecipe()));
-    expect(rendered.command.slice(0, 3)).toEqual(["python3", "-m", "verl.trainer.main_ppo"]);
-    expect(rendered.command.slice(3)).toEqual(verlOverrides(defaultRecipe(), job(defaultRecipe())));
+    expect(rendered.command.slice(0, 4)).toEqual(["python3", "evo_verl_job.py", "job.json", "--"]);
+    expect(rendered.command.slice(4, 7)).toEqual(["python3", "-m", "verl.trainer.main_ppo"]);
+    expect(rendered.command.slice(7)).toEqual(verlOverrides(defaultRecipe(), job(defaultRecipe())));
+    expect(Object.keys(rendered.files).sort()).toEqual(["evo_job.py", "evo_reward.py", "evo_verl_job.py", "job.json"]);
     expect(rendered.env.VERL_FILE_LOGGER_PATH).toBe("/runs/run-1/job-3/output/metrics.jsonl");
     expect(JSON.parse(rendered.files["job.json"]!).jobId).toBe("job-3");
   });
@@ -180,7 +182,9 @@ describe("verlAdapter", () => {
 
   it("submits a job that spans several nodes to the Ray cluster, with its environment and without its outputs", () => {
     const multiNode = job(defaultRecipe(), { adapter: { nnodes: 2, rayAddress: "http://head:8265", rolloutEngine: "vllm" } });
-    const { command, env } = verlAdapter().render(multiNode);
+    const { command: wrapped, env } = verlAdapter().render(multiNode);
+    expect(wrapped.slice(0, 4)).toEqual(["python3", "evo_verl_job.py", "job.json", "--"]);
+    const command = wrapped.slice(4);
     const separator = command.indexOf("--");
     expect(command.slice(0, separator)).toEqual([
       "ray", "job", "submit", "--address", "http://head:8265", "--working-dir", "/runs/run-1/job-3", "--runtime-env-json", expect.any(String),

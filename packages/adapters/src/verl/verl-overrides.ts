@@ -99,6 +99,11 @@ export function jobOverrides(job: Job): [string, HydraValue][] {
     out.push(["trainer.val_before_train", true]);
   } else {
     out.push(["trainer.total_training_steps", job.budget.maxSteps!]);
+    // verl validates and saves only at multiples of these (never when -1, its default): once, at
+    // the last step, gives the promotion-split evaluation and the checkpoint a child resumes from.
+    out.push(["trainer.test_freq", job.budget.maxSteps!]);
+    out.push(["trainer.save_freq", job.budget.maxSteps!]);
+    out.push(["trainer.val_before_train", false]);
   }
   return out;
 }

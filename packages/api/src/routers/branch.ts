@@ -68,6 +68,8 @@ export const branchRouter = {
     });
     // LLM calls that read this branch's report to design its children, next to its GPU-seconds.
     const llm = await llmSpend(ctx.db, runId, input.branchId);
-    return { ...branch, health, role, llm };
+    // An eval job scores the sealed split: its log may quote the split's tasks and answers.
+    const jobs = ctx.principal.kind === "share" ? branch.jobs.map((j) => (j.kind === "eval" ? { ...j, logTail: null, message: null } : j)) : branch.jobs;
+    return { ...branch, jobs, health, role, llm };
   }),
 } satisfies TRPCRouterRecord;

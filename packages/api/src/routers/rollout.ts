@@ -1,14 +1,15 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { LabelReview, Split, type Prisma } from "@evotrainer/db";
+import { LabelReview, Split, type Database, type Prisma } from "@evotrainer/db";
+import type { Principal } from "../auth/principal.ts";
+import { sealedReleased } from "../auth/sealed-split.ts";
 import { accessRun, protectedProcedure, requireRunRole, runIdOfBranch, userProcedure } from "../trpc.ts";
-
-const bigintId = z.string().regex(/^\d{1,19}$/, { error: "an integer id" });
+import { int64Id as bigintId, stepNumber } from "./ids.ts";
 
 export const rolloutListInput = z.object({
   branchId: z.string().min(1),
   split: z.enum(Split).optional(),
-  step: z.number().int().nonnegative().optional(),
+  step: stepNumber.optional(),
   label: z.string().min(1).max(100).optional(),
   rewardMin: z.number().optional(),
   rewardMax: z.number().optional(),
@@ -37,11 +38,27 @@ async function accessBranch(ctx: Parameters<typeof accessRun>[0], branchId: stri
   return { runId, ...(await accessRun(ctx, runId)) };
 }
 
+const SEALED_HIDDEN = "a share link does not see the sealed split until the run's sealed evaluation is released";
+const SEALED_SCORES_ONLY = "a share link sees only the scores of the sealed split";
+
+/**
+ * What the caller may read of the sealed split: people of the organization everything; a share
+ * link nothing until the sealed evaluation is released, then its scores only.
+ */
+async function sealedAccess(ctx: { db: Database; principal: Principal }, runId: string): Promise<"full" | "scores" | "hidden"> {
+  if (ctx.principal.kind !== "share") return "full";
+  return (await sealedReleased(ctx.db, runId)) ? "scores" : "hidden";
+}
+
 export const rolloutRouter = {
   list: protectedProcedure.input(rolloutListInput).query(async ({ ctx, input }) => {
-    await accessBranch(ctx, input.branchId);
+    const { runId } = await accessBranch(ctx, input.branchId);
+    const sealed = await sealedAccess(ctx, runId);
+    if (sealed === "hidden" && input.split === "sealed") throw new TRPCError({ code: "FORBIDDEN", message: SEALED_HIDDEN });
+    // A text or label filter reads the rollout's content: which sealed rows match would leak it.
+    const hideSealed = sealed === "hidden" || (sealed === "scores" && (input.q !== undefined || input.label !== undefined));
     const items = await ctx.db.rollout.findMany({
-      where: rolloutWhere(input),
+      where: hideSealed ? { AND: [rolloutWhere(input), { split: { not: "sealed" } }] } : rolloutWhere(input),
       orderBy: { id: "asc" },
       take: input.limit + 1,
       select: {
@@ -59,7 +76,12 @@ export const rolloutRouter = {
       },
     });
     const page = items.slice(0, input.limit);
-    return { items: page, nextCursor: items.length > input.limit ? String(page.at(-1)!.id) : null };
+    const nextCursor = items.length > input.limit ? String(page.at(-1)!.id) : null;
+    if (sealed === "full") return { items: page, nextCursor };
+    return {
+      items: page.map((r) => (r.split === "sealed" ? { ...r, taskId: null, responseTokens: null, turns: null, truncated: null, finishReason: null, labels: [] } : r)),
+      nextCursor,
+    };
   }),
 
   byId: protectedProcedure.input(z.object({ rolloutId: bigintId })).query(async ({ ctx, input }) => {
@@ -72,6 +94,7 @@ export const rolloutRouter = {
     });
     if (!rollout) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
     const { role } = await accessRun(ctx, rollout.runId);
+    if (rollout.split === "sealed" && (await sealedAccess(ctx, rollout.runId)) !== "full") throw new TRPCError({ code: "FORBIDDEN", message: SEALED_SCORES_ONLY });
     return { ...rollout, role };
   }),
 
@@ -80,6 +103,7 @@ export const rolloutRouter = {
     const rollout = await ctx.db.rollout.findUnique({ where: { id: BigInt(input.rolloutId) }, select: { runId: true, taskId: true, split: true } });
     if (!rollout) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
     await accessRun(ctx, rollout.runId);
+    if (rollout.split === "sealed" && (await sealedAccess(ctx, rollout.runId)) !== "full") throw new TRPCError({ code: "FORBIDDEN", message: SEALED_SCORES_ONLY });
     const other = await ctx.db.branch.findUnique({ where: { id: input.otherBranchId }, select: { runId: true, version: true } });
     if (other?.runId !== rollout.runId) throw new TRPCError({ code: "NOT_FOUND", message: "branch not found in this run" });
     const rollouts = await ctx.db.rollout.findMany({
@@ -93,8 +117,10 @@ export const rolloutRouter = {
 
   /** Labels present on a branch and how often, from LabelStat. */
   labelCounts: protectedProcedure.input(z.object({ branchId: z.string().min(1) })).query(async ({ ctx, input }) => {
-    await accessBranch(ctx, input.branchId);
-    const rows = await ctx.db.labelStat.groupBy({ by: ["label"], where: { branchId: input.branchId }, _sum: { count: true, total: true }, orderBy: { label: "asc" } });
+    const { runId } = await accessBranch(ctx, input.branchId);
+    // Labels describe responses, not scores: a share link never counts them on the sealed split.
+    const split = (await sealedAccess(ctx, runId)) === "full" ? {} : { split: { not: "sealed" as const } };
+    const rows = await ctx.db.labelStat.groupBy({ by: ["label"], where: { branchId: input.branchId, ...split }, _sum: { count: true, total: true }, orderBy: { label: "asc" } });
     return rows.map((r) => ({ label: r.label, count: r._sum.count ?? 0, total: r._sum.total ?? 0 }));
   }),
 

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { Domain, RunStatus, type Prisma } from "@evotrainer/db";
 import { accessRun, protectedProcedure, userProcedure } from "../trpc.ts";
 import { fallbackPayloadSchema, llmCallPayloadSchema, proposerSettingsSchema } from "./llm-event-payloads.ts";
+import { sealedReleased } from "../auth/sealed-split.ts";
+import { int64Id } from "./ids.ts";
 import { llmSpend } from "./llm-spend.ts";
 
 export const runListInput = z
@@ -170,7 +172,7 @@ export const runRouter = {
     }),
 
   /** One LLM call in full: the exact prompt sent and the answer that came back. */
-  llmCall: protectedProcedure.input(runId.extend({ eventId: z.string().regex(/^\d+$/) })).query(async ({ ctx, input }) => {
+  llmCall: protectedProcedure.input(runId.extend({ eventId: int64Id })).query(async ({ ctx, input }) => {
     await accessRun(ctx, input.runId);
     const event = await ctx.db.event.findFirst({
       where: { id: BigInt(input.eventId), runId: input.runId, type: "llm_call" },
@@ -188,8 +190,10 @@ export const runRouter = {
       await accessRun(ctx, input.runId);
       const branches = await ctx.db.branch.findMany({ where: { runId: input.runId, id: { in: input.branchIds } }, select: { id: true, version: true } });
       const ids = branches.map((b) => b.id);
+      // "sealed/…" series are the sealed split's scores: a share link sees them once they are released.
+      const hideSealed = ctx.principal.kind === "share" && !(await sealedReleased(ctx.db, input.runId));
       const [points, labels] = await Promise.all([
-        ctx.db.metricPoint.findMany({ where: { branchId: { in: ids } }, orderBy: { step: "asc" }, select: { branchId: true, step: true, name: true, value: true } }),
+        ctx.db.metricPoint.findMany({ where: { branchId: { in: ids }, ...(hideSealed ? { NOT: { name: { startsWith: "sealed/" } } } : {}) }, orderBy: { step: "asc" }, select: { branchId: true, step: true, name: true, value: true } }),
         ctx.db.labelStat.groupBy({
           by: ["branchId", "step", "label"],
           where: { branchId: { in: ids }, split: "train" },

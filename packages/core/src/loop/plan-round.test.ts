@@ -2,6 +2,7 @@ import type { Rollout } from "@evotrainer/contract";
 import { describe, expect, it } from "vitest";
 import type { Intervention } from "../intervention.ts";
 import { defaultRecipe, recipeHash } from "../recipe.ts";
+import { factorsFor } from "../trainer-settings.ts";
 import { planRound } from "./plan-round.ts";
 
 const locked = {
@@ -85,6 +86,23 @@ describe("planRound", () => {
     expect(ds.recipeHash).toBe(recipeHash(ds.recipe));
     const lr = planned[0]!;
     expect(lr.status === "backtested" && lr.kept).toBe(false);
+  });
+
+  it("refuses a factor the run's trainer cannot run, whatever the proposer returned, so it never reaches dispatch", () => {
+    const onTrl = planRound({
+      parentRecipe: defaultRecipe(),
+      locked,
+      proposals: [dynamicSampling, proposal("algo.lr", [{ op: "replace", path: "/algo/lr", value: 2e-6 }], "reward_mean", "up")],
+      parentRollouts: rollouts,
+      parentLabels: [],
+      triedRecipeHashes: new Set(),
+      keep: 2,
+      factors: factorsFor("trl"),
+    });
+    expect(onTrl.map((p) => (p.status === "rejected" ? `${p.reason}: ${p.message}` : p.status))).toEqual([
+      "unsupported_factor: the run's trainer cannot run factor data.dynamicSampling",
+      "backtested",
+    ]);
   });
 
   it("refuses a recipe that was already trained from this parent", () => {

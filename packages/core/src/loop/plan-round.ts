@@ -37,11 +37,11 @@ export function planRound(input: PlanRoundInput): PlannedIntervention[] {
   const seen = new Set(input.triedRecipeHashes);
   seen.add(recipeHash(input.parentRecipe));
   const planned: PlannedIntervention[] = input.proposals.map((intervention) => {
+    const applied = applyIntervention(input.parentRecipe, intervention, input.locked);
+    if (!applied.ok) return { intervention, status: "rejected", reason: applied.reason, message: applied.message };
     if (input.factors && !offersFactor(input.factors, intervention.factor)) {
       return { intervention, status: "rejected", reason: "unsupported_factor", message: `the run's trainer cannot run factor ${intervention.factor}` };
     }
-    const applied = applyIntervention(input.parentRecipe, intervention, input.locked);
-    if (!applied.ok) return { intervention, status: "rejected", reason: applied.reason, message: applied.message };
     const hash = recipeHash(applied.recipe);
     if (seen.has(hash)) {
       return { intervention, status: "rejected", reason: "already_tried", message: "this recipe was already trained from this parent (or is the parent's own)" };

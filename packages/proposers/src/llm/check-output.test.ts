@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyIntervention, defaultRecipe, recipeHash, type Intervention, type LineageEntry } from "@evotrainer/core";
+import { applyIntervention, defaultRecipe, factorsFor, recipeHash, type Intervention, type LineageEntry } from "@evotrainer/core";
 import { input, LOCKED } from "../__fixtures__/proposer-input.ts";
 import { checkOutput } from "./check-output.ts";
 import type { ProposalOutput } from "./proposal-output.ts";
@@ -50,6 +50,14 @@ describe("checkOutput", () => {
       "intervention 3 (factor algo.lr): unknown_factor: changes /notes, which is no declared factor",
       "intervention 4 (factor algo.temperature): factor_mismatch: declares factor algo.temperature but changes algo.lr",
     ]);
+  });
+
+  it("refuses a factor the run's trainer cannot run, which the prompt did not list", () => {
+    const dynamic = { ...lr, factor: "data.dynamicSampling", patch: [{ op: "replace" as const, path: "/data/dynamicSampling/enabled", value: true }] };
+    expect(check(output([dynamic]), { factors: factorsFor("trl") }).rejections).toEqual([
+      "intervention 1 (factor data.dynamicSampling): the run's trainer cannot run this factor; choose one of the listed factors",
+    ]);
+    expect(check(output([dynamic]), { factors: factorsFor("verl") }).interventions.map((i) => i.factor)).toEqual(["data.dynamicSampling"]);
   });
 
   it("refuses an intervention already tried on this parent, and a repeat within the answer", () => {

@@ -34,13 +34,13 @@ export function checkOutput(
   output.interventions.forEach((proposed, index) => {
     const intervention: Intervention = { ...proposed, provenance };
     const name = `intervention ${index + 1} (factor ${proposed.factor})`;
-    if (!offersFactor(input.factors, proposed.factor)) {
-      rejections.push(`${name}: the run's trainer cannot run this factor; choose one of the listed factors`);
-      return;
-    }
     const applied = applyIntervention(input.recipe, intervention, locked);
     if (!applied.ok) {
       rejections.push(`${name}: ${applied.reason}: ${applied.message}`);
+      return;
+    }
+    if (!offersFactor(input.factors, proposed.factor)) {
+      rejections.push(`${name}: the run's trainer cannot run this factor; choose one of the listed factors`);
       return;
     }
     const key = interventionKey(intervention);

@@ -7,7 +7,8 @@ import { SignOutButton } from "./sign-out-button";
 
 export default async function AppLayout({ children }: { children: ReactNode }) {
   // The proxy only saw a cookie; this checks that it is a live session.
-  const session = await getAuth().api.getSession({ headers: await headers() });
+  const requestHeaders = await headers();
+  const session = await getAuth(requestHeaders).api.getSession({ headers: requestHeaders });
   if (!session) redirect("/sign-in");
   return (
     <>

@@ -1,9 +1,10 @@
+import { safeRedirectPath } from "~/lib/safe-redirect";
 import { SignInForm } from "./sign-in-form";
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
   const { next } = await searchParams;
-  // Only paths on this site: an open redirect would hand the session to another origin.
-  const target = next?.startsWith("/") && !next.startsWith("//") ? next : "/";
+  // Only paths on this site: an open redirect would send the user on to a look-alike page.
+  const target = safeRedirectPath(next);
   return (
     <main className="page narrow">
       <h1>Sign in to EvoTrainer</h1>

@@ -20,6 +20,7 @@ export function SignInForm({ next }: { next: string }) {
 
   return (
     <form className="form" onSubmit={onSubmit}>
+      <input type="hidden" name="next" value={next} />
       <label>
         Email
         <input name="email" type="email" autoComplete="username" required />
