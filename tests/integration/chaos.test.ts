@@ -157,7 +157,8 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
   const prefixes = [testPrefix(), testPrefix(), testPrefix()];
   const workers: ChildProcess[] = [];
   afterAll(async () => {
-    for (const w of workers) w.kill("SIGKILL");
+    // Every worker gone before its keys are: a live one would write some back.
+    for (const w of workers) await killed(w);
     for (const p of prefixes) await deleteKeys(redisUrl, `${p}:*`);
     await db.$disconnect();
     // EVO_CHAOS_DIR keeps the worker logs and the database for a post-mortem.
