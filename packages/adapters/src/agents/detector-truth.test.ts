@@ -9,6 +9,10 @@ import { sweAgentRollout } from "./swe-agent.ts";
 const REAL = new URL("../../../../tests/fixtures/real/", import.meta.url);
 
 interface Truth {
+  /** Per detector, when only some rollouts were reviewed (e.g. the flagged ones): recall is then not measured. */
+  scope?: Record<string, string>;
+  /** Detectors known to miss their target on this data: the floor they must keep, and why they miss. */
+  belowTarget?: Record<string, { floor: number; why: string }>;
   labels: Record<string, Record<string, { truth: boolean; reason: string }>>;
 }
 
@@ -44,11 +48,14 @@ describe("swe detectors against hand-checked labels of real trajectories", () =>
       // No flags and no positives is perfect precision and recall: nothing to find, nothing claimed.
       const precision = flaggedReviewed.length === 0 ? 1 : tp / flaggedReviewed.length;
       const recall = positives.length === 0 ? 1 : tp / positives.length;
-      rows.push(`${label.padEnd(20)}${String(reviewed.length).padStart(8)}${String(positives.length).padStart(7)}${String(flaggedReviewed.length).padStart(9)}${String(tp).padStart(4)}${precision.toFixed(2).padStart(11)}${recall.toFixed(2).padStart(8)}`);
+      const partial = truth.scope?.[label];
+      rows.push(`${label.padEnd(20)}${String(reviewed.length).padStart(8)}${String(positives.length).padStart(7)}${String(flaggedReviewed.length).padStart(9)}${String(tp).padStart(4)}${precision.toFixed(2).padStart(11)}${(partial ? "n/a" : recall.toFixed(2)).padStart(8)}${partial ? `  (${partial})` : ""}`);
       const misses = reviewed.filter((uid) => flagged.has(uid) !== byUid[uid]!.truth).map((uid) => `${uid}: truth ${byUid[uid]!.truth} (${byUid[uid]!.reason})`);
-      expect.soft(precision, `${label} precision; disagreements:\n${misses.join("\n")}`).toBeGreaterThanOrEqual(detector.validity ? 0.9 : 0.8);
-      expect.soft(flaggedReviewed.length, `${label} flags vs truth`).toBeLessThanOrEqual(Math.max(1, 1.5 * positives.length));
+      const target = truth.belowTarget?.[label]?.floor ?? (detector.validity ? 0.9 : 0.8);
+      expect.soft(precision, `${label} precision; disagreements:\n${misses.join("\n")}`).toBeGreaterThanOrEqual(target);
+      if (!partial) expect.soft(flaggedReviewed.length, `${label} flags vs truth`).toBeLessThanOrEqual(Math.max(1, 1.5 * positives.length));
     }
+    for (const [label, below] of Object.entries(truth.belowTarget ?? {})) rows.push(`${label}: below its target, kept at ≥ ${below.floor}: ${below.why}`);
     console.log(`swe detectors on ${rollouts.length} real trajectories (mini-swe-agent + SWE-agent):\n${rows.join("\n")}`);
   });
 });

@@ -7,10 +7,10 @@ const TEST_FILE = String.raw`(^|/)(test_[^/]*|unittest_[^/]*|[^/]*_tests?|tests|
 // text (an insert only adds; a root-level test_x.py is the agent's own scratch file). It stays inside
 // one call's arguments (canonical JSON: command, new_str, old_str, path, in that order).
 const TEST_EDIT_CALL = String.raw`"command":"(str_replace|delete)"[^\n]*"path":"[^"]*/((test_[^/"]*|[^/"]*_tests?|tests|conftest)\.py|(tests?|testing)/([^/"]*/)*test[^/"]*)"`;
-// Substrings of a call's "name args" text that mark an edit, by any means, and a test run, by the
-// runners of real projects.
+// Substrings of a call's "name args" text that mark an edit, by any means, and a test run: the
+// runners of real projects, or the agent's own reproduction / verification script run again.
 const EDIT = `['"command":"str_replace"', '"command":"create"', '"command":"insert"', '"command":"edit ', 'edit {', 'insert {', 'apply_patch', 'write_file', 'sed -i', 'cat >', 'cat <<', 'tee ', 'git apply', 'patch -p', '.write(', 'write_text(', 'perl -pi']`;
-const TEST_RUN = `['pytest', 'python -m unittest', 'tox', 'npm test', 'npm run test', 'yarn test', 'go test', 'cargo test', 'run_tests', 'runtests', 'bin/test', 'manage.py test', 'nosetests', 'make test', 'make check', 'mvn test', 'gradle test', 'python test_', 'python3 test_', 'python tests/', 'python3 tests/']`;
+const TEST_RUN = `['pytest', 'python -m unittest', 'tox', 'npm test', 'npm run test', 'yarn test', 'go test', 'cargo test', 'run_tests', 'runtests', 'bin/test', 'manage.py test', 'nosetests', 'make test', 'make check', 'mvn test', 'gradle test', 'python test_', 'python3 test_', 'python tests/', 'python3 tests/', 'python repro', 'python3 repro', 'bash repro', 'python verify', 'python3 verify', 'sphinx-build']`;
 // Errors that mean a call failed: the program is missing, Python raised, the OS refused, or it ran out of time.
 // A grep with no match (exit 1) or a failing test is the tool working, not an error.
 const TOOL_ERROR = String.raw`(?m)(: command not found|: not found$|Traceback \(most recent call last\)|^\s*File "[^"]*", line \d+|^\w*(Syntax|Indentation|Import|ModuleNotFound|Name|Attribute|Type|Permission)Error\b|Permission denied|timed out|TimeoutError)`;
@@ -146,7 +146,7 @@ export const SWE_DETECTORS: readonly DetectorDefinition[] = [
     label: "no_test_after_edit",
     version: 2,
     domains: ["swe"],
-    description: "The agent edited files (an editor, sed -i, cat >, a script, patch / git apply) and never ran a test runner (pytest, unittest, tox, tests/runtests.py, bin/test, manage.py test, …) after its last edit.",
+    description: "The agent edited files (an editor, sed -i, cat >, a script, patch / git apply) and never ran a test runner (pytest, unittest, tox, tests/runtests.py, bin/test, manage.py test, …) or its reproduction script after its last edit.",
     when: `last_call(tool_calls, ${EDIT}) >= 0 && last_call(tool_calls, ${TEST_RUN}) < last_call(tool_calls, ${EDIT})`,
     evidence: `{'last_edit': last_call(tool_calls, ${EDIT}), 'last_test': last_call(tool_calls, ${TEST_RUN})}`,
     cases: {
