@@ -143,7 +143,7 @@ describe("labelled ingest: the math catalog runs on each batch before it is stor
     const changed = { ...compiled.harness.definition, version: 2, detectors: compiled.harness.definition.detectors.map((d) => (d.id === "math.truncated" ? { ...d, when: "truncated" } : d)) };
     await expect(
       db.$transaction((tx) => registerHarnessVersion(tx, { runId: run.id, parentId: harnessId, version: 2, domain: "math", definition: changed })),
-    ).rejects.toThrow(/detector math.truncated v1 is already registered with a different rule/);
+    ).rejects.toThrow(/detector math.truncated v\d+ is already registered with a different rule/);
     const labeler: BatchLabeler = {
       label: (rollouts) => compiled.harness.label(rollouts, "math", { maxResponseTokens: 64 }).labels,
       detectors: new Map(compiled.harness.detectors.map((d) => [d.definition.id, { rowId: detectorRowIds.get(d.definition.id)!, label: d.definition.label }])),
@@ -171,6 +171,7 @@ describe("labelled ingest: the math catalog runs on each batch before it is stor
       format_error: "1/3",
       language_mix: "0/3",
       repetition_loop: "0/3",
+      tool_error: "0/3",
       truncated: "1/3",
       wrong_answer: "2/3",
     });
