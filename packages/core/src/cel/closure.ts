@@ -6,6 +6,7 @@ import { patchFiles } from "../text/patch-files.ts";
 import { ngramRepeatRatio, repeatRun } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
 import { toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
+import { literalPlan, literalVerdict } from "./literal-prefilter.ts";
 import { cachingRe2, re2Span } from "./regex.ts";
 
 /**
@@ -76,6 +77,25 @@ const HELPERS: Record<string, (...a: unknown[]) => unknown> = {
   tail: (s, n) => (int(n) <= 0n ? "" : str(s).slice(-Number(n))),
   lower: (s) => str(s).toLowerCase(),
 };
+
+/**
+ * Pure helpers over text, computed once per rollout however many detectors call them with the same
+ * arguments (code_block(response) is read by several code detectors, final_answer by several math ones).
+ */
+const MEMOISED = new Set(["ngram_repeat_ratio", "repeat_run", "patch_files", "final_answer", "code_block", "script_mix"]);
+let memoBindings: object | undefined;
+let memo = new Map<string, Map<unknown, Map<unknown, unknown>>>();
+
+function memoised(fn: string, helper: (...a: unknown[]) => unknown, args: unknown[]): unknown {
+  let byFirst = memo.get(fn);
+  if (!byFirst) memo.set(fn, (byFirst = new Map()));
+  let bySecond = byFirst.get(args[0]);
+  if (!bySecond) byFirst.set(args[0], (bySecond = new Map()));
+  if (bySecond.has(args[1])) return bySecond.get(args[1]);
+  const v = helper(...args);
+  bySecond.set(args[1], v);
+  return v;
+}
 
 /** Same-typed scalars only: strings, bools, ints (bigint) or doubles. Strings are not ordered here (CEL orders code points). */
 function scalarPair(a: unknown, b: unknown, ordered: boolean): void {
@@ -171,7 +191,8 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
       default: {
         const helper = HELPERS[fn];
         if (!helper || !Object.hasOwn(HELPERS, fn)) return undefined;
-        return (s) => helper(...args.map((f) => f(s)));
+        if (!MEMOISED.has(fn)) return (s) => helper(...args.map((f) => f(s)));
+        return (s) => memoised(fn, helper, args.map((f) => f(s)));
       }
     }
   }
@@ -185,7 +206,12 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
       } catch {
         return undefined;
       }
-      return (s) => re.test(str(target(s)));
+      const plan = literalPlan(p.value.constantKind.value);
+      if (!plan) return (s) => re.test(str(target(s)));
+      return (s) => {
+        const text = str(target(s));
+        return literalVerdict(plan, text) ?? re.test(text);
+      };
     }
     return undefined;
   }
@@ -275,6 +301,10 @@ export function compileClosure(expr: Expr): Closure | undefined {
   const fn = build(expr);
   if (!fn) return undefined;
   return (bindings) => {
+    if (bindings !== memoBindings) {
+      memoBindings = bindings;
+      memo = new Map();
+    }
     const v = fn(bindings as Scope);
     // Lists and maps are built here as plain JS values; as a rule's result they must be CEL's own.
     if (typeof v === "object" || typeof v === "undefined") fail();
