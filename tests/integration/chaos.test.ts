@@ -109,7 +109,9 @@ async function tables(runId: string) {
     labelStats: sorted(stats.map((s) => `${v(s.branchId)} ${s.split} ${s.step} ${s.label} ${s.count}/${s.total}`)),
     metricPoints: sorted(points.map((p) => `${v(p.branchId)} ${p.name} ${p.step} ${p.value.toPrecision(12)}`)),
     branches: sorted(branches.map((b) => `v${b.version} ${b.kind} ${b.status} ${b.intervention?.factor ?? "-"} parent ${b.parentId ? v(b.parentId) : "-"} score ${b.promotionScore}`)),
-    verdicts: sorted(branches.flatMap((b) => (b.verdict ? [`v${b.version} passed ${b.verdict.passed} score ${b.verdict.promotionScore}`] : []))),
+    verdicts: sorted(
+      branches.flatMap((b) => (b.verdict ? [`v${b.version} passed ${b.verdict.passed} score ${b.verdict.promotionScore} report ${b.verdict.healthReport ? "stored" : "missing"}`] : [])),
+    ),
     decisions: sorted(branches.flatMap((b) => b.decisions.map((d) => `v${b.version} ${d.stage} ${d.kind} ${d.actorType} ${d.reason}`))),
     skills: sorted(skills.map((s) => `${s.name} +${s.successCount} -${s.failureCount}`)),
     eventsByType: counts(events.map((e) => e.type)),
@@ -155,7 +157,8 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
   const prefixes = [testPrefix(), testPrefix(), testPrefix()];
   const workers: ChildProcess[] = [];
   afterAll(async () => {
-    for (const w of workers) w.kill("SIGKILL");
+    // Every worker gone before its keys are: a live one would write some back.
+    for (const w of workers) await killed(w);
     for (const p of prefixes) await deleteKeys(redisUrl, `${p}:*`);
     await db.$disconnect();
     // EVO_CHAOS_DIR keeps the worker logs and the database for a post-mortem.
@@ -224,6 +227,8 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     expect(expected.status).toBe("completed");
     expect(expected.sealed).not.toBeNull();
     expect(expected.rollouts.length).toBeGreaterThan(0);
+    // Every judged branch keeps the health report its verdict read, leaves included.
+    expect(expected.verdicts.filter((v) => !v.endsWith("report stored"))).toEqual([]);
     expect(kills.length).toBeGreaterThanOrEqual(MIN_KILLS);
     // During training, inside an ingest transaction, between verdict and decision, during propose, and
     // during the sealed evaluation.

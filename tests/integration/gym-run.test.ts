@@ -35,7 +35,7 @@ describe("a complete run of the loop on the gym (real Postgres, Redis, BullMQ, c
     const report = JSON.parse(result.stdout) as RunReport;
     console.log(
       report.branches
-        .map((b) => `v${b.version} ${b.status} ${b.factor ?? "base"} score=${b.promotionScore?.toFixed(3)} reward=${b.trainReward?.toFixed(3)} ${(b.verdict?.checks ?? []).filter((c) => !c.passed).map((c) => `FAIL ${c.name}: ${c.detail}`).join("; ")}`)
+        .map((b) => `v${b.version} ${b.status} ${b.kind === "control" ? "control" : (b.factor ?? "base")} score=${b.promotionScore?.toFixed(3)} reward=${b.trainReward?.toFixed(3)} ${(b.verdict?.checks ?? []).filter((c) => !c.passed).map((c) => `FAIL ${c.name}: ${c.detail}`).join("; ")}`)
         .join("\n"),
       `\nskills: ${report.skills.map((s) => s.name).join("; ")}\nsealed: ${report.sealed?.score}`,
     );

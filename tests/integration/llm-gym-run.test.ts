@@ -140,12 +140,13 @@ describe("a gym run with the LLM proposer (real Postgres, Redis, BullMQ, child-p
     }
 
     const report = await buildRunReport(db, runId);
-    console.log(report.branches.map((b) => `v${b.version} ${b.status} ${b.factor ?? "base"} (${b.provenance ?? "-"}) score=${b.promotionScore?.toFixed(3)} llm=$${b.llm?.dollars.toFixed(6) ?? 0}`).join("\n"));
+    console.log(report.branches.map((b) => `v${b.version} ${b.status} ${b.kind === "control" ? "control" : (b.factor ?? "base")} (${b.provenance ?? "-"}) score=${b.promotionScore?.toFixed(3)} llm=$${b.llm?.dollars.toFixed(6) ?? 0}`).join("\n"));
     expect(report.status).toBe("completed");
     expect(report.sealed?.score).toEqual(expect.any(Number));
 
-    // Every child came from the LLM, none from a fallback, and every one was backtested first.
-    const children = report.branches.filter((b) => b.parentId !== null);
+    // Every candidate came from the LLM, none from a fallback, and every one was backtested first
+    // (the round's controls are the parent's recipe again, from no proposer).
+    const children = report.branches.filter((b) => b.parentId !== null && b.kind === "candidate");
     expect(children.length).toBeGreaterThanOrEqual(2);
     for (const b of children) {
       expect(b.provenance, `v${b.version}`).toBe("llm");
@@ -183,7 +184,8 @@ describe("a gym run with the LLM proposer (real Postgres, Redis, BullMQ, child-p
     expect(run.llm.dollars).toBeCloseTo(billed, 12);
     expect(run.gpuSecondsUsed).toBeGreaterThan(0);
     const tree = await caller.run.tree({ runId });
-    expect(tree.branches.filter((b) => b.parentId !== null).every((b) => b.provenance === "llm")).toBe(true);
+    expect(tree.branches.filter((b) => b.parentId !== null && b.kind === "candidate").every((b) => b.provenance === "llm")).toBe(true);
+    expect(tree.branches.filter((b) => b.kind === "control").every((b) => b.provenance === null)).toBe(true);
     const branch = await caller.branch.byId({ branchId: children[0]!.id });
     expect(branch.intervention).toMatchObject({ provenance: "llm", factor: children[0]!.factor });
     const base = await caller.branch.byId({ branchId: baseBranchId });

@@ -69,7 +69,7 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
     const report = JSON.parse(result.stdout) as RunReport;
     console.log(
       `real TRL run: ${((Date.now() - started) / 1000).toFixed(0)} s\n` +
-        report.branches.map((b) => `v${b.version} ${b.status} ${b.factor ?? "base"} score=${b.promotionScore} verdict=${b.verdict ? (b.verdict.promoted ? "promote" : "reject") : "none"}`).join("\n") +
+        report.branches.map((b) => `v${b.version} ${b.kind} ${b.status} ${b.factor ?? "base"} score=${b.promotionScore} verdict=${b.verdict ? (b.verdict.promoted ? "promote" : "reject") : "none"}`).join("\n") +
         `\nsealed: ${report.sealed?.score}`,
     );
     expect(report.status).toBe("completed");
@@ -77,8 +77,10 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
     const db = createDatabase(databaseUrl);
     try {
       const base = report.branches.find((b) => b.version === 0)!;
-      const children = report.branches.filter((b) => b.parentId === base.id);
+      const children = report.branches.filter((b) => b.parentId === base.id && b.kind === "candidate");
+      const controls = report.branches.filter((b) => b.parentId === base.id && b.kind === "control");
       expect(children.length).toBeGreaterThanOrEqual(1);
+      expect(controls.length).toBe(2);
 
       // Rollouts: TRL's generation batches with their real token counts; completions TRL clipped at the limit are truncated.
       const trainRows = await db.rollout.findMany({ where: { branchId: base.id, split: "train" } });
@@ -87,12 +89,14 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
       expect(trainRows.every((r) => (r.finishReason === "length") === r.truncated)).toBe(true);
       const evalRows = await db.rollout.count({ where: { branchId: base.id, split: "promotion" } });
       expect(evalRows).toBe(6 * 2);
+      // TRL's logged metrics, one line per step, under the names health rules read.
+      const entropy = await db.metricPoint.findMany({ where: { branchId: base.id, name: "trainer/entropy" }, orderBy: { step: "asc" } });
+      expect(entropy.map((p) => p.step)).toEqual([1, 2]);
 
-      // Every child was judged on the promotion split against its parent.
-      // TODO(promotions): once control arms land on main, assert the verdict names the control.
+      // Every candidate was judged on the promotion split against its round's controls (the parent's recipe, trained as long).
       for (const child of children) {
-        expect(child.verdict, `v${child.version}`).not.toBeNull();
         expect(child.promotionScore, `v${child.version}`).not.toBeNull();
+        expect(child.verdict?.checks.find((c) => c.name === "main_score_vs_control")?.detail, `v${child.version}`).toMatch(/^vs the control \(2 replicate\(s\)/);
       }
 
       // The children start from the parent's saved model, not from the base model.
@@ -100,8 +104,9 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
       const parentModel = (baseBranch.checkpoint as { path: string }).path;
       expect(existsSync(join(parentModel, "config.json"))).toBe(true);
       const trainJobs = await db.job.findMany({ where: { branch: { runId: report.runId }, kind: "train", state: "succeeded" }, include: { branch: true } });
+      // Controls start from the same checkpoint as the candidates they are compared with.
       const childJobs = trainJobs.filter((j) => j.branch.parentId === base.id);
-      expect(childJobs.length).toBe(children.length);
+      expect(childJobs.length).toBe(children.length + controls.length);
       for (const job of childJobs) {
         expect(jobFile(job.id, "job.json").policy.checkpoint).toBe(parentModel);
         expect(jobFile(job.id, "trl-grpo.yaml").model_name_or_path).toBe(parentModel);
@@ -114,6 +119,15 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
       const weightedJob = childJobs.find((j) => j.branchId === weighted!.id)!;
       expect(jobFile(baseJob.id, "trl-grpo.yaml").reward_weights).toEqual([1, 0]);
       expect(jobFile(weightedJob.id, "trl-grpo.yaml").reward_weights).not.toEqual([1, 0]);
+
+      // The larger group still fits TRL's generation batch, and every job trained on the CPU.
+      const grouped = children.find((c) => c.factor === "algo.groupSize");
+      if (grouped) {
+        const args = jobFile(childJobs.find((j) => j.branchId === grouped.id)!.id, "trl-grpo.yaml");
+        expect(args.generation_batch_size % args.num_generations).toBe(0);
+        expect(args.generation_batch_size % args.per_device_train_batch_size).toBe(0);
+      }
+      for (const job of trainJobs) expect(jobFile(job.id, "trl-grpo.yaml").use_cpu).toBe(true);
 
       // No factor TRL refuses was tried, and no job failed for one.
       expect(children.map((c) => c.factor)).not.toContain("data.dynamicSampling");

@@ -25,7 +25,7 @@ export function treeText(report: RunReport): string {
       const score = b.promotionScore === null ? "—" : b.promotionScore.toFixed(3);
       const reward = b.trainReward === null ? "—" : b.trainReward.toFixed(3);
       const labels = Object.entries(b.labels).filter(([, rate]) => rate > 0).sort((x, y) => y[1] - x[1]).slice(0, 3).map(([l, r]) => `${l} ${(r * 100).toFixed(0)}%`).join(", ");
-      const failed = b.verdict?.checks.filter((c) => !c.passed).map((c) => c.name).join(", ");
+      const failed = b.verdict?.checks.filter((c) => !c.passed && c.blocking).map((c) => c.name).join(", ");
       lines.push(
         `${"  ".repeat(depth)}v${b.version} ${b.status}${b.id === report.bestBranchId ? " ★" : ""} · ${b.kind === "control" ? "control" : (b.factor ?? "base")}${b.provenance ? ` (${b.provenance})` : ""} · train reward ${reward} · promotion ${score}` +
           `${failed ? ` · failed: ${failed}` : ""}${b.decision ? ` · ${b.decision.actor} ${b.decision.kind}` : ""}${labels ? ` · ${labels}` : ""}`,

@@ -41,6 +41,15 @@ export function gateFor(policy: AutonomyPolicy, stage: GateStage, ctx: AutonomyC
   return { gated: reasons.length > 0, reasons };
 }
 
+/**
+ * Whether a round's candidates wait for a person before they train. Only the policy's own design gate
+ * asks this: escalation and the first branches of a domain gate the completion decision, where the
+ * evidence is.
+ */
+export function designGateFor(policy: AutonomyPolicy): GateDecision {
+  return policy.gates.design ? { gated: true, reasons: ["the policy gates after design"] } : { gated: false, reasons: [] };
+}
+
 export interface BranchOutcome {
   verdict?: Pick<Verdict, "promote">;
   decisions: readonly Decision[];

@@ -63,7 +63,7 @@ export { verdict, metricValue, type Verdict, type VerdictInput, type Check, type
 
 export { decisionSchema, gateStageSchema, actorSchema, type Decision, type GateStage } from "./decision.ts";
 export {
-  autonomyPolicySchema, gateFor, consecutiveFailures, branchFailed, policyDecision,
+  autonomyPolicySchema, gateFor, designGateFor, consecutiveFailures, branchFailed, policyDecision,
   type AutonomyPolicy, type AutonomyContext, type GateDecision, type BranchOutcome,
 } from "./autonomy.ts";
 export { skillSchema, skillEvidenceSchema, matchingSkills, trackRecord, triggerFires, type Skill, type SkillEvidence } from "./skill.ts";

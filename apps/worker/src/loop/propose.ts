@@ -1,4 +1,4 @@
-import { factorsFor, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
+import { designGateFor, factorsFor, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
 import { json, loadLastTrainSteps, recordEvent, storeRecipe } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { budgetExhausted } from "./budget.ts";
@@ -83,6 +83,8 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   });
   await deps.failpoint("propose:planned");
 
+  // Under a design gate the round's branches wait, as proposed, for a person to approve a candidate.
+  const design = designGateFor(config.autonomy);
   const created = await db.$transaction(async (tx) => {
     const fresh = await tx.run.updateMany({ where: { id: run.id, round: { lt: payload.round } }, data: { round: payload.round } });
     if (fresh.count === 0) return null;
@@ -140,15 +142,18 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
       if (!p.kept) continue;
       const recipeId = await storeRecipe(tx, p.recipe);
       const branch = await tx.branch.create({
-        data: { runId: run.id, parentId: parent.id, version: ++version, round: payload.round, status: "queued", recipeId, interventionId: intervention.id },
+        data: { runId: run.id, parentId: parent.id, version: ++version, round: payload.round, status: design.gated ? "proposed" : "queued", recipeId, interventionId: intervention.id },
       });
       await recordEvent(tx, { runId: run.id, branchId: branch.id, type: "branch_created", actor: "system", payload: { version, factor: p.intervention.factor, parent: parent.id } });
+      if (design.gated) {
+        await recordEvent(tx, { runId: run.id, branchId: branch.id, type: "awaiting_decision", actor: "system", payload: { stage: "design", reasons: design.reasons } });
+      }
       branches.push(branch.id);
     }
     // Candidates are judged against what the parent becomes with the same extra training.
     const controls =
       branches.length > 0 && config.search.control === "sibling"
-        ? await createControls(tx, { runId: run.id, parent, round: payload.round, version, replicates: config.search.controlReplicates })
+        ? await createControls(tx, { runId: run.id, parent, round: payload.round, version, replicates: config.search.controlReplicates, status: design.gated ? "proposed" : "queued" })
         : [];
     return { branches, controls };
   });
@@ -156,6 +161,7 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
   if (created === null) return `round ${payload.round} was proposed concurrently`;
   if (detectors.length > 0) await registerLlmDetectors(deps, { runId: run.id, round: payload.round, detectors });
   if (created.branches.length === 0) return finishRun(deps, run.id, "the proposer found no new intervention to try");
+  if (design.gated) return `${created.branches.length} branch(es) waiting for a design decision`;
   for (const branchId of [...created.branches, ...created.controls]) await deps.producer.enqueue(QueueName.Dispatch, { runId: run.id, branchId });
   deps.log(`propose: run ${run.id} round ${payload.round}: ${planned.length} proposals, ${created.branches.length} branch(es), ${created.controls.length} control(s)`);
   return `${created.branches.length} branch(es) and ${created.controls.length} control(s) queued`;

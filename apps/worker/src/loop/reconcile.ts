@@ -37,7 +37,7 @@ export async function reconcile(db: Database, producer: Producer): Promise<Recon
       if (branch.status === "queued" || (branch.status === "training" && !running)) await enqueue(QueueName.Dispatch, payload);
       else if (branch.status === "training" && running) await enqueue(QueueName.Monitor, { ...payload, jobId: running.id });
       else if (branch.status === "evaluating") await enqueue(QueueName.Verdict, payload);
-      else if (branch.status === "awaiting_decision") await enqueue(QueueName.Decide, payload);
+      else if (branch.status === "awaiting_decision" || branch.status === "proposed") await enqueue(QueueName.Decide, payload);
     }
     if (run.branches.length === 0) await enqueue(QueueName.Propose, { runId: run.id, round: run.round + 1 });
   }

@@ -19,13 +19,13 @@ const EVALUATED = ["evaluating", "awaiting_decision", "promoted", "rejected", "v
  */
 export async function createControls(
   tx: Tx,
-  args: { runId: string; parent: { id: string; recipeId: string }; round: number; version: number; replicates: number },
+  args: { runId: string; parent: { id: string; recipeId: string }; round: number; version: number; replicates: number; status: "queued" | "proposed" },
 ): Promise<string[]> {
   const ids: string[] = [];
   let version = args.version;
   for (let replicate = 1; replicate <= args.replicates; replicate++) {
     const branch = await tx.branch.create({
-      data: { runId: args.runId, parentId: args.parent.id, version: ++version, round: args.round, status: "queued", kind: "control", recipeId: args.parent.recipeId },
+      data: { runId: args.runId, parentId: args.parent.id, version: ++version, round: args.round, status: args.status, kind: "control", recipeId: args.parent.recipeId },
     });
     await recordEvent(tx, { runId: args.runId, branchId: branch.id, type: "branch_created", actor: "system", payload: { version, control: true, replicate, parent: args.parent.id } });
     ids.push(branch.id);

@@ -79,18 +79,23 @@ export async function learnSkills(deps: LoopDeps, branchId: string, success: boo
         successCount: skill.successes,
         failureCount: skill.failures,
       };
-      await tx.skill.upsert({ where: { id: skill.id }, update: data, create: { id: skill.id, organizationId: branch.run.organizationId, ...data } });
+      // Core names a new skill by its content, the same in every organization: the row gets an id of its
+      // own, so one organization's library never writes into another's.
+      const created = skill.id === learned.created?.id;
+      const row = created
+        ? await tx.skill.create({ data: { organizationId: branch.run.organizationId, ...data } })
+        : await tx.skill.update({ where: { id: skill.id, organizationId: branch.run.organizationId }, data });
       await tx.skillApplication.upsert({
-        where: { skillId_interventionId: { skillId: skill.id, interventionId: stored.id } },
+        where: { skillId_interventionId: { skillId: row.id, interventionId: stored.id } },
         update: { outcome: success ? "success" : "failure" },
-        create: { skillId: skill.id, interventionId: stored.id, outcome: success ? "success" : "failure" },
+        create: { skillId: row.id, interventionId: stored.id, outcome: success ? "success" : "failure" },
       });
       await recordEvent(tx, {
         runId: branch.runId,
         branchId,
         type: "skill",
         actor: "system",
-        payload: { skillId: skill.id, name: skill.name, created: skill.id === learned.created?.id, successes: skill.successes, failures: skill.failures, trigger: skill.trigger },
+        payload: { skillId: row.id, name: skill.name, created, successes: skill.successes, failures: skill.failures, trigger: skill.trigger },
       });
     }
   });

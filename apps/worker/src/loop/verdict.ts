@@ -5,6 +5,7 @@ import {
   policyDecision,
   verdict as judge,
   type GatePolicy,
+  type HealthReport,
   type Intervention,
 } from "@evotrainer/core";
 import { json, recordDecision, recordEvent, type DecisionRecord } from "@evotrainer/db";
@@ -75,6 +76,7 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
         deltaVsParent: result.vsParent.delta,
         ciLow: result.vsParent.ci[0],
         ciHigh: result.vsParent.ci[1],
+        healthReport: storedReport(candidate.report),
       },
     });
     await tx.branch.update({ where: { id: branch.id }, data: { promotionScore: candidate.score, status: gate.gated ? "awaiting_decision" : "evaluating" } });
@@ -117,7 +119,7 @@ async function judgeBaseline(
   const passed = checks.every((c) => c.passed);
   const failed = checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.detail}`);
   const decisionId = await deps.db.$transaction(async (tx) => {
-    await tx.verdict.create({ data: { branchId: branch.id, passed, checks: json(checks), promotionScore: candidate.score } });
+    await tx.verdict.create({ data: { branchId: branch.id, passed, checks: json(checks), promotionScore: candidate.score, healthReport: storedReport(candidate.report) } });
     await tx.branch.update({ where: { id: branch.id }, data: { promotionScore: candidate.score } });
     await tx.run.update({ where: { id: branch.runId }, data: { bestBranchId: branch.id } });
     await recordEvent(tx, {
@@ -139,4 +141,9 @@ async function judgeBaseline(
 function policyDecisionId(recorded: DecisionRecord): string {
   if (recorded.outcome === "refused") throw new Error(`the policy's decision was refused: ${recorded.message}`);
   return recorded.decisionId;
+}
+
+/** What the dashboard shows of a report, in the shape diagnosis records it. */
+function storedReport(report: HealthReport) {
+  return json({ harnessVersion: report.harnessVersion, worst: report.worst, metrics: report.metrics, layers: report.layers });
 }

@@ -60,12 +60,15 @@ export const branchRouter = {
         decisions: { orderBy: { createdAt: "desc" }, select: { id: true, stage: true, kind: true, actorType: true, reason: true, instructions: true, createdAt: true, user: { select: { name: true } } } },
       },
     });
-    // The health report is recorded by diagnosis as an event; the newest one is the branch's current report.
-    const health = await ctx.db.event.findFirst({
-      where: { branchId: input.branchId, type: { in: ["diagnosis", "health_report"] } },
+    // A branch diagnosed as a parent has its newest diagnosis (an event); every judged branch has the
+    // report its verdict read, stored with the verdict.
+    const diagnosis = await ctx.db.event.findFirst({
+      where: { branchId: input.branchId, type: "diagnosis" },
       orderBy: { id: "desc" },
       select: { payload: true, createdAt: true },
     });
+    const judged = diagnosis ? null : await ctx.db.verdict.findUnique({ where: { branchId: input.branchId }, select: { healthReport: true, createdAt: true } });
+    const health = diagnosis ?? (judged?.healthReport ? { payload: judged.healthReport, createdAt: judged.createdAt } : null);
     // LLM calls that read this branch's report to design its children, next to its GPU-seconds.
     const llm = await llmSpend(ctx.db, runId, input.branchId);
     // An eval job scores the sealed split: its log may quote the split's tasks and answers.

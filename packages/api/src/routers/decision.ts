@@ -7,7 +7,7 @@ import { approverProcedure, userProcedure, type Context } from "../trpc.ts";
 /**
  * Records a person's decision through the one decision writer (the CLI uses the same), then asks the
  * worker to apply it: the decide step settles the branch (promotion, best-so-far, skills, the next
- * round), the one place that owns those transitions.
+ * round) or, at design, starts or turns down the round's training: the one place that owns those moves.
  */
 async function decide(
   ctx: Pick<Context, "db" | "producer"> & { userId: string; runId: string },
@@ -20,10 +20,9 @@ async function decide(
     throw new TRPCError({ code: recorded.reason === "already_decided" ? "CONFLICT" : "PRECONDITION_FAILED", message: recorded.message });
   }
   // After commit: the reconciler re-enqueues from Postgres if Redis is away, so the decision stands either way.
-  const queue = recorded.stage === "design" ? QueueName.Dispatch : QueueName.Decide;
   const enqueued = await ctx
     .producer()
-    .enqueue(queue, { runId: ctx.runId, branchId: input.branchId })
+    .enqueue(QueueName.Decide, { runId: ctx.runId, branchId: input.branchId })
     .then(() => true)
     .catch(() => false);
   return { decisionId: recorded.decisionId, status: recorded.to, enqueued };

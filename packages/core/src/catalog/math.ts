@@ -5,14 +5,17 @@ const LOOP = ORDINALS.map((d, i) => `On the ${d} day the plant will grow ${i + 1
 
 const SOLUTION = "Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $18 every day at the farmer's market.";
 
+// A Python error in a tool's output: a traceback, or an "XError: message" line.
+const PY_ERROR = String.raw`(?m)(Traceback \(most recent call last\)|^\w*(Error|Exception): )`;
+
 export const MATH_DETECTORS: readonly DetectorDefinition[] = [
   {
     id: "math.truncated",
     label: "truncated",
-    version: 1,
+    version: 2,
     domains: ["math"],
-    description: "The response hit the length limit: the trainer says so, or it used every allowed token.",
-    when: "truncated || finish_reason == 'length' || (max_response_tokens > 0 && response_tokens >= max_response_tokens)",
+    description: "The response hit the length limit: the data says so (truncated, finish reason length), or, only when the data has no finish reason, it used every token the recipe allows.",
+    when: "truncated || finish_reason == 'length' || (finish_reason == '' && max_response_tokens > 0 && response_tokens >= max_response_tokens)",
     evidence: "{'finish_reason': finish_reason, 'response_tokens': response_tokens, 'max_response_tokens': max_response_tokens}",
     cases: {
       match: [
@@ -22,6 +25,7 @@ export const MATH_DETECTORS: readonly DetectorDefinition[] = [
       ],
       noMatch: [
         { name: "stopped early", rollout: { response: `${SOLUTION}\nA: 18`, finishReason: "stop", responseTokens: 120 }, context: { maxResponseTokens: 4096 } },
+        { name: "the data says it stopped, whatever the recipe's limit", rollout: { response: `${SOLUTION}\nA: 18`, finishReason: "stop", responseTokens: 4096 }, context: { maxResponseTokens: 1024 } },
       ],
     },
   },
@@ -122,6 +126,30 @@ export const MATH_DETECTORS: readonly DetectorDefinition[] = [
         { name: "english", rollout: { response: `${SOLUTION}\nA: 18` } },
         { name: "chinese only", rollout: { response: "所以答案是十四。" } },
         { name: "one greek letter in math", rollout: { response: "The area of the circle is π r^2 = 3.14 * 4 = 12.56 square units.\nA: 12.56" } },
+      ],
+    },
+  },
+  {
+    id: "math.tool_error",
+    label: "tool_error",
+    version: 1,
+    domains: ["math"],
+    description: "A tool the model called (a Python interpreter, a calculator) failed: a traceback or a Python error in its output.",
+    when: `tool_results.exists(r, r.error || r.content.matches(r'${PY_ERROR}'))`,
+    evidence: `{'errors': tool_results.filter(r, r.error || r.content.matches(r'${PY_ERROR}')).map(r, r.name + ': ' + tail(r.content, 160))}`,
+    cases: {
+      match: [
+        {
+          name: "traceback from the interpreter",
+          rollout: { trajectory: [{ role: "user", content: "2+2?" }, { role: "assistant", content: "", toolCalls: [{ name: "python", arguments: { code: "print(2+x)" } }] }, { role: "tool", toolName: "python", content: "Traceback (most recent call last):\n  File \"<stdin>\", line 1\nNameError: name 'x' is not defined" }, { role: "assistant", content: "A: 4" }] },
+        },
+      ],
+      noMatch: [
+        {
+          name: "tool ran",
+          rollout: { trajectory: [{ role: "user", content: "2+2?" }, { role: "assistant", content: "", toolCalls: [{ name: "python", arguments: { code: "print(2+2)" } }] }, { role: "tool", toolName: "python", content: "4" }, { role: "assistant", content: "A: 4" }] },
+        },
+        { name: "no tools", rollout: { response: `${SOLUTION}\nA: 18` } },
       ],
     },
   },

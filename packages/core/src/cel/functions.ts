@@ -1,7 +1,7 @@
 import { celFunc, CelScalar, isCelMap, listType, mapType, type CelFunc, type CelList } from "@bufbuild/cel";
 import { codeBlock } from "../text/code-block.ts";
 import { answersEqual, finalAnswer } from "../text/final-answer.ts";
-import { patchFiles } from "../text/patch-files.ts";
+import { patchChangedFiles, patchFiles } from "../text/patch-files.ts";
 import { ngramRepeatRatio, repeatRun } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
 import { toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
@@ -84,6 +84,12 @@ const HELPERS: readonly Helper[] = [
     name: "patch_files",
     overload: { args: [T.string], result: T.list(T.string) },
     func: celFunc("patch_files", [STRING], listType(STRING), (s) => patchFiles(s)),
+  },
+  {
+    // Files that existed before the patch and that it modifies or deletes (not the ones it creates).
+    name: "patch_changed_files",
+    overload: { args: [T.string], result: T.list(T.string) },
+    func: celFunc("patch_changed_files", [STRING], listType(STRING), (s) => patchChangedFiles(s)),
   },
   {
     name: "final_answer",

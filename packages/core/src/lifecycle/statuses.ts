@@ -14,8 +14,8 @@ export const BRANCH_STATUSES = [
 export type BranchStatus = (typeof BRANCH_STATUSES)[number];
 /** A branch the loop still has work for, or a person still has a decision for. */
 export const OPEN_BRANCH_STATUSES = ["proposed", "queued", "training", "evaluating", "awaiting_decision"] as const satisfies readonly BranchStatus[];
-/** Open branches the reconciler drives on its own (a proposed one waits for a person's design decision). */
-export const RECONCILED_BRANCH_STATUSES = ["queued", "training", "evaluating", "awaiting_decision"] as const satisfies readonly BranchStatus[];
+/** Open branches the reconciler drives (a proposed one is looked at again in case its design decision was missed). */
+export const RECONCILED_BRANCH_STATUSES = ["proposed", "queued", "training", "evaluating", "awaiting_decision"] as const satisfies readonly BranchStatus[];
 /** Judged and decided: the evidence harness evolution and skills learn from. */
 export const DECIDED_BRANCH_STATUSES = ["promoted", "rejected", "vetoed"] as const satisfies readonly BranchStatus[];
 /** Judged, waiting for its completion decision to be applied. */

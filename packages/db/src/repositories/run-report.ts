@@ -42,7 +42,7 @@ export interface RunReport {
     backtest: { predictedEffect: number; rank: number | null; deadGroupsRescued: number | null } | null;
     trainReward: number | null;
     promotionScore: number | null;
-    verdict: { promoted: boolean; checks: { name: string; passed: boolean; detail: string; value: unknown; limit: unknown }[]; ci: [number | null, number | null] } | null;
+    verdict: { promoted: boolean; checks: { name: string; passed: boolean; blocking: boolean; detail: string; value: unknown; limit: unknown }[]; ci: [number | null, number | null] } | null;
     decision: { kind: string; actor: string; reason: string } | null;
     labels: Record<string, number>;
   }[];
@@ -53,6 +53,7 @@ export interface RunReport {
 interface StoredCheck {
   name: string;
   passed: boolean;
+  blocking?: boolean;
   detail: string;
   numbers?: Record<string, unknown>;
 }
@@ -132,6 +133,8 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
               checks: (b.verdict.checks as unknown as StoredCheck[]).map((c) => ({
                 name: c.name,
                 passed: c.passed,
+                // false: shown as context (the parent when a control exists), not deciding the promotion.
+                blocking: c.blocking !== false,
                 detail: c.detail,
                 value: c.numbers?.rate ?? c.numbers?.delta ?? c.numbers?.after ?? null,
                 limit: c.numbers?.limit ?? c.numbers?.margin ?? null,

@@ -6,7 +6,7 @@ import { fmtDelta, fmtScore } from "~/components/format";
 import { QueryState } from "~/components/query-state";
 import { useTRPC } from "~/trpc/react";
 
-type Check = { name: string; passed: boolean; detail: string };
+type Check = { name: string; passed: boolean; detail: string; blocking?: boolean };
 
 /** Everything waiting for a person, with the evidence to decide without leaving the page. */
 export function ApprovalsInbox() {
@@ -39,7 +39,7 @@ export function ApprovalsInbox() {
                     <span className={`pill ${b.verdict.passed ? "ok" : "bad"}`}>verdict {b.verdict.passed ? "passed" : "failed"}</span> score {fmtScore(b.verdict.promotionScore)} · Δ vs
                     parent {fmtDelta(b.verdict.deltaVsParent)} [{fmtDelta(b.verdict.ciLow)}, {fmtDelta(b.verdict.ciHigh)}] ·{" "}
                     {((b.verdict.checks ?? []) as Check[]).map((c) => (
-                      <span key={c.name} className={`pill ${c.passed ? "ok" : "bad"}`} title={c.detail}>
+                      <span key={c.name} className={`pill ${c.blocking === false ? "" : c.passed ? "ok" : "bad"}`} title={c.detail}>
                         {c.name}
                       </span>
                     ))}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Verdict" ADD COLUMN     "healthReport" JSONB;
