@@ -27,9 +27,12 @@ test("an imported verl branch shows its training-reward and dead-group charts", 
 
   await signIn(page, seed.users.viewer.email);
   await page.goto(`/runs/${seed.run.id}`);
+  // The imported branch alone in the charts: picked first (with nothing picked, the page charts its own choice).
   const chips = page.getByLabel("Branches in the charts");
-  for (const checked of await chips.getByRole("checkbox", { checked: true }).all()) await checked.uncheck();
-  await chips.getByText(`v${branchVersion}`, { exact: true }).click();
+  const imported = chips.locator("label", { hasText: new RegExp(`^v${branchVersion}$`) }).getByRole("checkbox");
+  await imported.check();
+  for (const other of await chips.locator("label", { hasNotText: new RegExp(`^v${branchVersion}$`) }).getByRole("checkbox", { checked: true }).all()) await other.uncheck();
+  await expect(chips.getByRole("checkbox", { checked: true })).toHaveCount(1);
 
   for (const title of ["Training reward", "Dead-group ratio"]) {
     const chart = page.locator(".chart").filter({ has: page.getByRole("heading", { name: title }) });

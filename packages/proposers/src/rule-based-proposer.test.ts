@@ -154,13 +154,16 @@ describe("RuleBasedProposer", () => {
     const c = compileHarness({ version: 1, detectors: [...SWE_DETECTORS], healthRules: [...DEFAULT_HEALTH_RULES] });
     if (!c.ok) throw new Error("harness");
     const call = (cmd: string) => ({ role: "assistant" as const, content: "", toolCalls: [{ name: "bash", arguments: { cmd } }] });
-    const episode = (uid: string, group: string, reward: number, cmds: string[]): Rollout => ({
+    const fix = "diff --git a/src/calc.py b/src/calc.py\n--- a/src/calc.py\n+++ b/src/calc.py\n@@ -1 +1 @@\n-a - b\n+a + b\n";
+    // Tampering is what the submitted patch does to an existing test, not the command that did it.
+    const tampered = `${fix}diff --git a/tests/test_calc.py b/tests/test_calc.py\n--- a/tests/test_calc.py\n+++ b/tests/test_calc.py\n@@ -1 +1 @@\n-    assert add(1, 2) == 3\n+    assert add(1, 2) == 4\n`;
+    const episode = (uid: string, group: string, reward: number, cmds: string[], patch = fix): Rollout => ({
       uid, split: "train", step: 1, taskId: group, groupId: group, sample: 0, prompt: "fix add()",
       trajectory: [{ role: "user", content: "fix add()" }, ...cmds.map(call)], reward, rewardComponents: {}, responseTokens: 100, turns: cmds.length, truncated: false,
-      extra: { patch: "diff --git a/src/calc.py b/src/calc.py\n--- a/src/calc.py\n+++ b/src/calc.py\n@@ -1 +1 @@\n-a - b\n+a + b\n" },
+      extra: { patch },
     });
     const rollouts = [
-      episode("r1", "g1", 1, ["sed -i 's/== 3/== 4/' tests/test_calc.py", "pytest"]),
+      episode("r1", "g1", 1, ["sed -i 's/== 3/== 4/' tests/test_calc.py", "pytest"], tampered),
       episode("r2", "g1", 0, ["ls", "pytest", "cat src/calc.py"]),
       episode("r3", "g2", 1, ["git log --all --oneline", "pytest"]),
       episode("r4", "g2", 0, ["ls", "pytest", "cat src/calc.py"]),

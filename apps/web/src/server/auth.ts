@@ -39,9 +39,10 @@ function createAuth(secure: boolean) {
       // The same hash as ensureLocalAdmin writes, so users created outside Better Auth can sign in.
       password: { hash: hashPassword, verify: verifyPassword },
     },
-    // Brute-force guard per client address: ten password attempts a minute. The address is
-    // X-Forwarded-For as server.ts rewrote it: the socket's peer, or the client a trusted proxy names.
-    rateLimit: { enabled: true, customRules: { "/sign-in/email": { window: 60, max: 10 } } },
+    // Brute-force guard per client address: ten password attempts a minute unless the installation says
+    // otherwise. The address is X-Forwarded-For as server.ts rewrote it: the socket's peer, or the
+    // client a trusted proxy names.
+    rateLimit: { enabled: true, customRules: { "/sign-in/email": { window: 60, max: signInsPerMinute() } } },
     advanced: { useSecureCookies: secure, ipAddress: { ipAddressHeaders: ["x-forwarded-for"] } },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
@@ -100,4 +101,11 @@ export function getAuth(headers: Headers): Auth {
 export async function sessionUserId(headers: Headers): Promise<string | null> {
   const session = await getAuth(headers).api.getSession({ headers });
   return session?.user.id ?? null;
+}
+
+/** `EVO_SIGNINS_PER_MINUTE`: sign-in attempts one client address may make a minute (10 by default). */
+function signInsPerMinute(): number {
+  const value = Number(process.env.EVO_SIGNINS_PER_MINUTE ?? 10);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`EVO_SIGNINS_PER_MINUTE must be a whole number of 1 or more, not "${process.env.EVO_SIGNINS_PER_MINUTE}"`);
+  return value;
 }
