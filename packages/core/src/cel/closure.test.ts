@@ -5,11 +5,16 @@ import { loadGsm8k, loadLiveCodeBench } from "../__fixtures__/real-data.ts";
 import { CODE_DETECTORS, DETECTOR_CATALOG, MATH_DETECTORS } from "../catalog/index.ts";
 import { caseRollout, compileDetector } from "../harness/detector.ts";
 import { ROLLOUT_VARIABLES, rolloutBindings } from "../harness/rollout-variables.ts";
-import { compileClosure } from "./closure.ts";
+import { CLOSURE_HELPERS, compileClosure } from "./closure.ts";
+import { helperSignatures } from "./functions.ts";
 import { compileRule } from "./compile.ts";
 import { T } from "./types.ts";
 
 describe("closure-compiled CEL against the interpreter", () => {
+  it("has a closure for every helper a rule may call", () => {
+    expect(Object.keys(CLOSURE_HELPERS).sort()).toEqual(helperSignatures().map((s) => s.slice(0, s.indexOf("("))).sort());
+  });
+
   it("compiles every catalog predicate (evidence maps stay with the interpreter)", () => {
     const notCompiled = DETECTOR_CATALOG.filter((d) => compileClosure(parse(d.when).expr) === undefined).map((d) => d.id);
     expect(notCompiled).toEqual([]);

@@ -2,7 +2,7 @@ import type { CelInput, CelValue } from "@bufbuild/cel";
 import type { Expr } from "./ast.ts";
 import { codeBlock } from "../text/code-block.ts";
 import { answersEqual, finalAnswer } from "../text/final-answer.ts";
-import { patchFiles } from "../text/patch-files.ts";
+import { patchChangedFiles, patchFiles } from "../text/patch-files.ts";
 import { ngramRepeatRatio, repeatRun } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
 import { toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
@@ -48,8 +48,11 @@ function toolCalls(l: unknown[]): ToolCallView[] {
   return out;
 }
 
-/** The helpers of functions.ts on plain JS values (ints as bigint, as the interpreter binds them). */
-const HELPERS: Record<string, (...a: unknown[]) => unknown> = {
+/**
+ * The helpers of functions.ts on plain JS values (ints as bigint, as the interpreter binds them). A
+ * helper missing here is not an error, only slower: rules calling it stay with the interpreter.
+ */
+export const CLOSURE_HELPERS: Readonly<Record<string, (...a: unknown[]) => unknown>> = {
   ngram_repeat_ratio: (s, n) => ngramRepeatRatio(str(s), Number(int(n))),
   repeat_run: (s) => BigInt(repeatRun(str(s))),
   match_span: (s, p) => {
@@ -70,6 +73,7 @@ const HELPERS: Record<string, (...a: unknown[]) => unknown> = {
     return -1n;
   },
   patch_files: (s) => patchFiles(str(s)),
+  patch_changed_files: (s) => patchChangedFiles(str(s)),
   final_answer: (s) => finalAnswer(str(s)),
   answer_equals: (a, b) => answersEqual(str(a), str(b)),
   code_block: (s) => codeBlock(str(s)),
@@ -82,7 +86,7 @@ const HELPERS: Record<string, (...a: unknown[]) => unknown> = {
  * Pure helpers over text, computed once per rollout however many detectors call them with the same
  * arguments (code_block(response) is read by several code detectors, final_answer by several math ones).
  */
-const MEMOISED = new Set(["ngram_repeat_ratio", "repeat_run", "patch_files", "final_answer", "code_block", "script_mix"]);
+const MEMOISED = new Set(["ngram_repeat_ratio", "repeat_run", "patch_files", "patch_changed_files", "final_answer", "code_block", "script_mix"]);
 let memoBindings: object | undefined;
 let memo = new Map<string, Map<unknown, Map<unknown, unknown>>>();
 
@@ -189,8 +193,8 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
           return BigInt(list(v).length);
         };
       default: {
-        const helper = HELPERS[fn];
-        if (!helper || !Object.hasOwn(HELPERS, fn)) return undefined;
+        const helper = CLOSURE_HELPERS[fn];
+        if (!helper || !Object.hasOwn(CLOSURE_HELPERS, fn)) return undefined;
         if (!MEMOISED.has(fn)) return (s) => helper(...args.map((f) => f(s)));
         return (s) => memoised(fn, helper, args.map((f) => f(s)));
       }
