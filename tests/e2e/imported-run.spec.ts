@@ -29,8 +29,8 @@ test("an imported verl branch shows its training-reward and dead-group charts", 
   await page.goto(`/runs/${seed.run.id}`);
   // The imported branch alone in the charts: picked first (with nothing picked, the page charts its own choice).
   const chips = page.getByLabel("Branches in the charts");
-  const imported = chips.locator("label", { hasText: new RegExp(`^v${branchVersion}$`) }).getByRole("checkbox");
-  await imported.check();
+  const importedChip = chips.locator("label", { hasText: new RegExp(`^v${branchVersion}$`) }).getByRole("checkbox");
+  await importedChip.check();
   for (const other of await chips.locator("label", { hasNotText: new RegExp(`^v${branchVersion}$`) }).getByRole("checkbox", { checked: true }).all()) await other.uncheck();
   await expect(chips.getByRole("checkbox", { checked: true })).toHaveCount(1);
 
