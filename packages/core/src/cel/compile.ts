@@ -1,5 +1,6 @@
 import { celEnv, isCelError, parse, plan, type CelEnv, type CelInput, type CelValue } from "@bufbuild/cel";
 import { children, type Expr } from "./ast.ts";
+import { compileClosure } from "./closure.ts";
 import { CheckError, checkExpr } from "./checker.ts";
 import { ALLOWED_FUNCTIONS, HELPER_FUNCS } from "./functions.ts";
 import { cachingRe2 } from "./regex.ts";
@@ -18,7 +19,11 @@ export interface CompiledRule {
   variables: string[];
   /** Literal keys the rule indexes declared maps with, e.g. {label_rate: ["format_error"]}. */
   keys: Record<string, string[]>;
+  /** Closure-compiled (true) or interpreted only; `evaluate` falls back to the interpreter per rollout anyway. */
+  compiled: boolean;
   evaluate(bindings: Readonly<Record<string, CelInput>>): EvalResult;
+  /** The @bufbuild/cel interpreter alone: the reference the closures are tested against. */
+  interpret(bindings: Readonly<Record<string, CelInput>>): EvalResult;
 }
 
 export type CompileResult =
@@ -74,16 +79,29 @@ export function compileRule(source: string, options: CompileOptions): CompileRes
   }
 
   const program = plan(envFor(options.variables), expr);
+  const closure = compileClosure(expr);
+  const interpret = (bindings: Readonly<Record<string, CelInput>>): EvalResult => {
+    const value = program(bindings as Record<string, CelInput>);
+    return isCelError(value) ? { ok: false, error: value.message } : { ok: true, value };
+  };
   return {
     ok: true,
     rule: {
       source,
       resultType,
       ...references(expr, options.variables),
-      evaluate(bindings) {
-        const value = program(bindings as Record<string, CelInput>);
-        return isCelError(value) ? { ok: false, error: value.message } : { ok: true, value };
-      },
+      compiled: closure !== undefined,
+      interpret,
+      evaluate: closure
+        ? (bindings) => {
+            try {
+              return { ok: true, value: closure(bindings) };
+            } catch {
+              // Fallback, or an error in a helper: the interpreter gives CEL's own answer or message.
+              return interpret(bindings);
+            }
+          }
+        : interpret,
     },
   };
 }

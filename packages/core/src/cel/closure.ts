@@ -1,0 +1,317 @@
+import type { CelInput, CelValue } from "@bufbuild/cel";
+import type { Expr } from "./ast.ts";
+import { codeBlock } from "../text/code-block.ts";
+import { answersEqual, finalAnswer } from "../text/final-answer.ts";
+import { patchChangedFiles, patchFiles } from "../text/patch-files.ts";
+import { ngramRepeatRatio, repeatRun } from "../text/repetition.ts";
+import { scriptMix } from "../text/script-mix.ts";
+import { toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
+import { literalPlan, literalVerdict } from "./literal-prefilter.ts";
+import { cachingRe2, re2Span } from "./regex.ts";
+
+/**
+ * A CEL rule compiled once into nested JS closures: the fast path for detectors. It covers the
+ * subset the catalog and evolved detectors use (constants, variables, field selection, logic,
+ * comparisons of same-typed scalars, string concatenation, size, matches, list literals,
+ * comprehensions and the helpers). Anything else is left to the @bufbuild/cel interpreter, which
+ * stays the reference: a node the compiler does not know makes `compileClosure` return undefined,
+ * and a runtime case it does not model exactly (mixed types, an error, a missing variable) throws
+ * `Fallback` so the caller re-evaluates that rollout with the interpreter. The closure therefore
+ * only ever answers where its answer is the interpreter's.
+ */
+export type Closure = (bindings: Readonly<Record<string, CelInput>>) => CelValue;
+
+export class Fallback extends Error {}
+const FALLBACK = new Fallback("fallback to the interpreter");
+
+type Scope = Record<string, unknown>;
+type Fn = (scope: Scope) => unknown;
+
+const EVIDENCE_CHARS = 200;
+
+function fail(): never {
+  throw FALLBACK;
+}
+
+const str = (v: unknown): string => (typeof v === "string" ? v : fail());
+const int = (v: unknown): bigint => (typeof v === "bigint" ? v : fail());
+const bool = (v: unknown): boolean => (typeof v === "boolean" ? v : fail());
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : fail());
+
+function toolCalls(l: unknown[]): ToolCallView[] {
+  const out: ToolCallView[] = [];
+  for (const v of l) {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) continue;
+    const { name, args } = v as { name?: unknown; args?: unknown };
+    out.push({ name: typeof name === "string" ? name : "", args: typeof args === "string" ? args : "" });
+  }
+  return out;
+}
+
+/**
+ * The helpers of functions.ts on plain JS values (ints as bigint, as the interpreter binds them). A
+ * helper missing here is not an error, only slower: rules calling it stay with the interpreter.
+ */
+export const CLOSURE_HELPERS: Readonly<Record<string, (...a: unknown[]) => unknown>> = {
+  ngram_repeat_ratio: (s, n) => ngramRepeatRatio(str(s), Number(int(n))),
+  repeat_run: (s) => BigInt(repeatRun(str(s))),
+  match_span: (s, p) => {
+    const span = re2Span(str(s), str(p));
+    return span
+      ? { found: true, start: BigInt(span.start), end: BigInt(span.end), text: span.text.slice(0, EVIDENCE_CHARS) }
+      : { found: false, start: -1n, end: -1n, text: "" };
+  },
+  tool_count: (l, name) => BigInt(toolCount(toolCalls(list(l)), str(name))),
+  tool_repeat_run: (l) => BigInt(toolRepeatRun(toolCalls(list(l)))),
+  last_call: (l, needles) => {
+    const calls = toolCalls(list(l));
+    const ns = list(needles).map(str);
+    for (let i = calls.length - 1; i >= 0; i--) {
+      const text = `${calls[i]!.name} ${calls[i]!.args}`;
+      if (ns.some((x) => text.includes(x))) return BigInt(i);
+    }
+    return -1n;
+  },
+  patch_files: (s) => patchFiles(str(s)),
+  patch_changed_files: (s) => patchChangedFiles(str(s)),
+  final_answer: (s) => finalAnswer(str(s)),
+  answer_equals: (a, b) => answersEqual(str(a), str(b)),
+  code_block: (s) => codeBlock(str(s)),
+  script_mix: (s) => scriptMix(str(s)),
+  tail: (s, n) => (int(n) <= 0n ? "" : str(s).slice(-Number(n))),
+  lower: (s) => str(s).toLowerCase(),
+};
+
+/**
+ * Pure helpers over text, computed once per rollout however many detectors call them with the same
+ * arguments (code_block(response) is read by several code detectors, final_answer by several math ones).
+ */
+const MEMOISED = new Set(["ngram_repeat_ratio", "repeat_run", "patch_files", "patch_changed_files", "final_answer", "code_block", "script_mix"]);
+let memoBindings: object | undefined;
+let memo = new Map<string, Map<unknown, Map<unknown, unknown>>>();
+
+function memoised(fn: string, helper: (...a: unknown[]) => unknown, args: unknown[]): unknown {
+  let byFirst = memo.get(fn);
+  if (!byFirst) memo.set(fn, (byFirst = new Map()));
+  let bySecond = byFirst.get(args[0]);
+  if (!bySecond) byFirst.set(args[0], (bySecond = new Map()));
+  if (bySecond.has(args[1])) return bySecond.get(args[1]);
+  const v = helper(...args);
+  bySecond.set(args[1], v);
+  return v;
+}
+
+/** Same-typed scalars only: strings, bools, ints (bigint) or doubles. Strings are not ordered here (CEL orders code points). */
+function scalarPair(a: unknown, b: unknown, ordered: boolean): void {
+  const t = typeof a;
+  if (t !== typeof b) fail();
+  if (t === "bigint" || t === "number" || t === "boolean") return;
+  if (t === "string" && !ordered) return;
+  fail();
+}
+
+function codePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Expr[]): Fn | undefined {
+  const [a, b, c] = args;
+  if (target === undefined) {
+    switch (fn) {
+      case "_&&_":
+      case "_||_": {
+        // CEL's logic is commutative over errors: false && error is false, true || error is true.
+        const absorbing = fn === "_||_";
+        return (s) => {
+          let left: unknown;
+          let leftErr = false;
+          try {
+            left = a!(s);
+          } catch {
+            leftErr = true;
+          }
+          if (left === absorbing) return absorbing;
+          const right = b!(s);
+          if (right === absorbing) return absorbing;
+          if (leftErr) fail();
+          bool(left);
+          bool(right);
+          return !absorbing;
+        };
+      }
+      case "!_":
+        return (s) => !bool(a!(s));
+      case "@not_strictly_false":
+        return (s) => {
+          try {
+            return a!(s) !== false;
+          } catch {
+            return true;
+          }
+        };
+      case "_?_:_":
+        return (s) => (bool(a!(s)) ? b!(s) : c!(s));
+      case "_==_":
+      case "_!=_": {
+        const eq = fn === "_==_";
+        return (s) => {
+          const x = a!(s);
+          const y = b!(s);
+          scalarPair(x, y, false);
+          return (x === y) === eq;
+        };
+      }
+      case "_<_":
+        return (s) => { const x = a!(s); const y = b!(s); scalarPair(x, y, true); return (x as number) < (y as number); };
+      case "_<=_":
+        return (s) => { const x = a!(s); const y = b!(s); scalarPair(x, y, true); return (x as number) <= (y as number); };
+      case "_>_":
+        return (s) => { const x = a!(s); const y = b!(s); scalarPair(x, y, true); return (x as number) > (y as number); };
+      case "_>=_":
+        return (s) => { const x = a!(s); const y = b!(s); scalarPair(x, y, true); return (x as number) >= (y as number); };
+      case "_+_":
+        // Strings and lists only: int addition has overflow errors the interpreter reports.
+        return (s) => {
+          const x = a!(s);
+          const y = b!(s);
+          if (Array.isArray(x) && Array.isArray(y)) return [...x, ...y];
+          return str(x) + str(y);
+        };
+      case "size":
+        return (s) => {
+          const v = a!(s);
+          if (typeof v === "string") return BigInt(codePoints(v));
+          return BigInt(list(v).length);
+        };
+      default: {
+        const helper = CLOSURE_HELPERS[fn];
+        if (!helper || !Object.hasOwn(CLOSURE_HELPERS, fn)) return undefined;
+        if (!MEMOISED.has(fn)) return (s) => helper(...args.map((f) => f(s)));
+        return (s) => memoised(fn, helper, args.map((f) => f(s)));
+      }
+    }
+  }
+  if (fn === "matches" && args.length === 1) {
+    const p = rawArgs[0]!.exprKind;
+    if (p.case === "constExpr" && p.value.constantKind.case === "stringValue") {
+      // A literal pattern (the guards require one) is compiled once, when the rule is.
+      let re;
+      try {
+        re = cachingRe2.compile(p.value.constantKind.value);
+      } catch {
+        return undefined;
+      }
+      const plan = literalPlan(p.value.constantKind.value);
+      if (!plan) return (s) => re.test(str(target(s)));
+      return (s) => {
+        const text = str(target(s));
+        return literalVerdict(plan, text) ?? re.test(text);
+      };
+    }
+    return undefined;
+  }
+  if (fn === "size" && args.length === 0) return compileCall("size", undefined, [target], []);
+  return undefined;
+}
+
+function build(e: Expr): Fn | undefined {
+  const k = e.exprKind;
+  switch (k.case) {
+    case "constExpr": {
+      const c = k.value.constantKind;
+      switch (c.case) {
+        case "stringValue":
+        case "boolValue":
+        case "int64Value":
+        case "doubleValue": {
+          const v = c.value;
+          return () => v;
+        }
+        default:
+          return undefined;
+      }
+    }
+    case "identExpr": {
+      const name = k.value.name;
+      // Scopes chain to the bindings by prototype; names were checked against the schema, so no
+      // identifier reaches Object.prototype.
+      return (s) => {
+        const v = s[name];
+        return v === undefined ? fail() : v;
+      };
+    }
+    case "selectExpr": {
+      if (k.value.testOnly || !k.value.operand) return undefined;
+      const operand = build(k.value.operand);
+      if (!operand) return undefined;
+      const field = k.value.field;
+      return (s) => {
+        const o = operand(s);
+        if (o === null || typeof o !== "object" || Array.isArray(o) || !Object.hasOwn(o, field)) fail();
+        const v = (o as Record<string, unknown>)[field];
+        // Record fields of the declared schema are strings, bools and ints; anything else is the interpreter's.
+        if (typeof v !== "string" && typeof v !== "boolean" && typeof v !== "bigint") fail();
+        return v;
+      };
+    }
+    case "listExpr": {
+      if (k.value.optionalIndices.length > 0) return undefined;
+      const elems = k.value.elements.map(build);
+      if (elems.some((x) => x === undefined)) return undefined;
+      return (s) => elems.map((f) => f!(s));
+    }
+    case "callExpr": {
+      const target = k.value.target ? build(k.value.target) : undefined;
+      if (k.value.target && !target) return undefined;
+      const args = k.value.args.map(build);
+      if (args.some((x) => x === undefined)) return undefined;
+      return compileCall(k.value.function, target, args as Fn[], k.value.args);
+    }
+    case "comprehensionExpr": {
+      const c = k.value;
+      if (c.iterVar2 !== "") return undefined;
+      const parts = [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].map((x) => (x ? build(x) : undefined));
+      if (parts.some((x) => x === undefined)) return undefined;
+      const [range, init, cond, step, result] = parts as Fn[];
+      const { iterVar, accuVar } = c;
+      return (s) => {
+        const items = list(range!(s));
+        const scope: Scope = Object.create(s);
+        scope[accuVar] = init!(s);
+        for (const item of items) {
+          scope[iterVar] = item;
+          if (!bool(cond!(scope))) break;
+          scope[accuVar] = step!(scope);
+        }
+        return result!(scope);
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The closure of a parsed rule, or undefined when it uses something only the interpreter handles. */
+export function compileClosure(expr: Expr): Closure | undefined {
+  const fn = build(expr);
+  if (!fn) return undefined;
+  return (bindings) => {
+    if (bindings !== memoBindings) {
+      memoBindings = bindings;
+      memo = new Map();
+    }
+    const v = fn(bindings as Scope);
+    // Lists and maps are built here as plain JS values; as a rule's result they must be CEL's own.
+    if (typeof v === "object" || typeof v === "undefined") fail();
+    return v as CelValue;
+  };
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { literalPlan, literalVerdict } from "./literal-prefilter.ts";
+import { re2Test } from "./regex.ts";
+
+describe("literal prefilter", () => {
+  it("plans only what every match of an alternative must contain", () => {
+    expect(literalPlan(String.raw`input\s*\(|stdin|argv`)).toEqual({ required: ["input", "stdin", "argv"], whole: ["stdin", "argv"] });
+    expect(literalPlan("ab+c")).toEqual({ required: ["ab"], whole: [] });
+    expect(literalPlan("colou?r")).toEqual({ required: ["colo"], whole: [] });
+    expect(literalPlan("(?i)wrong answer")).toBeUndefined();
+    expect(literalPlan("x|yz")).toBeUndefined();
+  });
+
+  it("never contradicts RE2 where it gives a verdict", () => {
+    const patterns = [String.raw`input\s*\(|stdin|argv|open\s*\(`, String.raw`print\s*\(`, "ab+c", "colou?r", String.raw`a\.b|^foo$`, "x{2}yz", String.raw`git\s+(log\s+--all|reflog)`];
+    const texts = ["", "stdin", "print (1)", "print", "abbbc", "ac", "color", "colour", "a.b", "axb", "foo", "xxfoo", "xxyz", "xyz", "git reflog", "git  log --all", "input(", "open ("];
+    let settled = 0;
+    for (const p of patterns) {
+      const plan = literalPlan(p)!;
+      expect(plan, p).toBeDefined();
+      for (const t of texts) {
+        const v = literalVerdict(plan, t);
+        if (v === undefined) continue;
+        settled++;
+        expect(v, `${p} on ${t}`).toBe(re2Test(t, p));
+      }
+    }
+    expect(settled).toBeGreaterThan(50);
+  });
+});
