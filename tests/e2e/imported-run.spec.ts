@@ -29,9 +29,11 @@ test("an imported verl branch shows its training-reward and dead-group charts", 
   await page.goto(`/runs/${seed.run.id}`);
   // The imported branch alone in the charts: picked first (with nothing picked, the page charts its own choice).
   const chips = page.getByLabel("Branches in the charts");
-  const importedChip = chips.locator("label", { hasText: new RegExp(`^v${branchVersion}$`) }).getByRole("checkbox");
-  await importedChip.check();
-  for (const other of await chips.locator("label", { hasNotText: new RegExp(`^v${branchVersion}$`) }).getByRole("checkbox", { checked: true }).all()) await other.uncheck();
+  await chips.getByRole("checkbox", { name: `v${branchVersion}`, exact: true }).check();
+  for (const checked of await chips.getByRole("checkbox", { checked: true }).all()) {
+    const name = await checked.evaluate((box) => box.closest("label")?.textContent?.trim());
+    if (name !== `v${branchVersion}`) await checked.uncheck();
+  }
   await expect(chips.getByRole("checkbox", { checked: true })).toHaveCount(1);
 
   for (const title of ["Training reward", "Dead-group ratio"]) {
