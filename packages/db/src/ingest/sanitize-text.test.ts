@@ -9,7 +9,7 @@ const rollout = (extra: Partial<Rollout>): Rollout => ({
 
 describe("storableRollout", () => {
   it("escapes NUL and replaces unpaired surrogates anywhere in the rollout, and flags what it changed", () => {
-    const input = rollout({ response: "a\u0000b", trajectory: [{ role: "tool", content: "x\ud800y", name: "bash" }], groundTruth: { "k\u0000": "\udc00" } });
+    const input = rollout({ response: "a\u0000b", trajectory: [{ role: "tool", content: "x\ud800y", toolName: "bash" }], groundTruth: { "k\u0000": "\udc00" } });
     const stored = storableRollout(input, JSON.stringify(input), false);
     expect(stored.response).toBe("a\\u0000b");
     expect(stored.trajectory?.[0]?.content).toBe("x\ufffdy");
