@@ -10,7 +10,9 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   reporter: [["list"]],
-  timeout: 30_000,
+  // A bound against hangs, not a speed target: CI runs these with a core held busy beside a live worker.
+  timeout: 90_000,
+  expect: { timeout: 15_000 },
   use: {
     baseURL: `http://127.0.0.1:${port}`,
     trace: "retain-on-failure",
@@ -33,7 +35,8 @@ export default defineConfig({
     command: "node scripts/quickstart.mjs --no-demo",
     url: `http://127.0.0.1:${port}/api/health`,
     env: { EVO_WEB_PORT: String(port) },
-    timeout: 180_000,
+    // A cold machine builds Next.js inside the quickstart; this bounds a hang, not the build's speed.
+    timeout: 600_000,
     reuseExistingServer: false,
     stdout: "pipe",
     stderr: "pipe",

@@ -1,10 +1,11 @@
 // The gate's validity benchmark (issue 12): prints the false-promotion rate of null interventions
 // with a 95% Wilson interval and the power on known-real interventions, per gym domain, through the
-// real gate on real gym training (tests/loop/gate-trials.ts). Reproducible per seed.
+// real gate on real gym training (packages/gym/src/trials/gate-trials.ts). Reproducible per seed.
 // Run: npm run bench:gate -- [--trials 100] [--seed 1] [--domains math,code,swe] [--json out.json]
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { runDomain, type GymDomain } from "../loop/gate-trials.ts";
+import { runGateTrials, type GymDomain } from "@evotrainer/gym";
+import { loadRunConfig } from "../loop/run-config.ts";
 
 const { values } = parseArgs({
   options: {
@@ -32,7 +33,7 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const results = [];
 console.log(`gate validity: ${TRIALS} trials per arm, seed ${SEED}, ${STEPS} steps per branch of ${TASKS_PER_STEP} tasks, ${REPLICATES} control replicates per round, floor carried over ${CARRIED} earlier round(s), alpha ${0.05}, Holm over K = 2`);
 for (const domain of values.domains.split(",") as GymDomain[]) {
-  const r = runDomain(domain, options);
+  const r = runGateTrials(loadRunConfig(`examples/gym-${domain}.yaml`), options);
   results.push(r);
   console.log(`\n${domain} (parent score ${r.parentScore.toFixed(4)}, ${r.seconds.toFixed(0)} s)`);
   const [lo, hi] = r.falsePromotion.interval;

@@ -1,11 +1,12 @@
 // npm run test:e2e — a fresh database for the run, Playwright against the real quickstart, then cleanup.
 import { spawnSync } from "node:child_process";
 import { createTestDatabase } from "@evotrainer/db/testing";
-import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { deleteKeys, nameTestRun, testPrefix } from "../support/redis-prefix.ts";
 import { DEFAULT_REDIS_URL } from "@evotrainer/queue";
 
 const database = await createTestDatabase();
 const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+nameTestRun();
 const prefix = testPrefix();
 let status = 1;
 try {

@@ -135,6 +135,8 @@ test("security headers on pages, API answers and static files; HSTS only over ht
 });
 
 test("rate limits: a new X-Forwarded-For per try no longer buys new tries; only a trusted proxy names the client", async () => {
+  // Over a hundred password checks: a bound for a loaded machine, not a speed target.
+  test.setTimeout(180_000);
   const attempt = (from: string, headers: Record<string, string> = {}) =>
     send("/api/auth/sign-in/email", { from, headers: jsonPost(headers), body: signInBody(`nobody-${randomBytes(4).toString("hex")}@example.test`, "wrong password") });
   // The server's limit (run.ts raises it above the 10 of a default installation, so specs can sign in).

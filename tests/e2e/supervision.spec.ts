@@ -34,16 +34,24 @@ test("an approver reads a branch's backtest and verdict, vetoes one branch and a
   for (const v of [0, 1, 2, 3, 4]) await expect(page.getByTestId(`tree-node-v${v}`)).toBeVisible();
   await expect(page.getByTestId("event-timeline")).toContainText("verdict");
   await expect(page.locator(".recharts-line").first()).toBeVisible();
+  // A promotion score is one number a branch gets when it is judged: a bar per scored branch.
+  await expect(page.getByTestId("promotion-scores").locator(".recharts-bar-rectangle")).toHaveCount(3);
   await page.screenshot({ path: `${shots}/run-page.png`, fullPage: true });
 
   await page.getByTestId("tree-node-v2").getByRole("link").click();
   await expect(page.getByRole("heading", { name: "Branch v2" })).toBeVisible();
-  await expect(page.getByTestId("backtest")).toContainText("+0.061");
-  await expect(page.getByTestId("backtest-report")).toContainText("deadGroupsRescued");
+  await expect(page.getByTestId("backtest")).toContainText("truncation_rate should go down by about 0.061");
+  await expect(page.getByTestId("backtest-report")).toContainText("dead groups");
+  await expect(page.getByTestId("backtest-report")).toContainText("7 rescued");
+  await expect(page.getByTestId("realised-effect")).toContainText("-0.190 after training: the predicted direction held");
+  await expect(page.getByTestId("advantage-chart").locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await expect(page.getByTestId("verdict").getByTestId("interval-chart")).toHaveCount(1);
   await expect(page.getByTestId("verdict")).toContainText("failed");
   await expect(page.getByTestId("verdict")).toContainText("main_score_vs_parent");
   await expect(page.getByTestId("verdict")).toContainText("bootstrap CI");
   await expect(page.getByTestId("recipe-diff")).toContainText("/algo/temperature");
+  // Numbers as numbers and evidence as words: nothing on the page is raw JSON.
+  expect(await page.locator("main").textContent()).not.toContain('{"');
   await page.screenshot({ path: `${shots}/branch-page.png`, fullPage: true });
 
   await page.getByRole("button", { name: "Veto…" }).click();
@@ -87,6 +95,47 @@ test("rollouts filter by a label; the detail highlights the label's evidence", a
 
   await detail.getByLabel("Compare with branch").selectOption({ label: "v2" });
   await expect(detail.getByTestId("compare-side")).toContainText("v2 says");
+});
+
+test("a label in the URL shows in the filter, and applying another filter keeps it", async ({ page }) => {
+  await signIn(page, seed.users.viewer.email);
+  await page.goto(`/runs/${seed.run.id}/branches/${seed.branches.v1.id}/rollouts?label=repetition_loop`);
+  await expect(page.getByLabel("Label")).toHaveValue("repetition_loop");
+  await page.getByLabel("Minimum reward").fill("0");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect(page).toHaveURL(/rewardMin=0/);
+  expect(new URL(page.url()).searchParams.get("label")).toBe("repetition_loop");
+  await expect(page.getByLabel("Label")).toHaveValue("repetition_loop");
+});
+
+test("a run or branch that does not exist answers 404 at once, saying so", async ({ page }) => {
+  await signIn(page, seed.users.viewer.email);
+  expect((await page.goto("/runs/no-such-run"))?.status()).toBe(404);
+  await expect(page.getByTestId("not-found")).toContainText("does not exist");
+  expect((await page.goto(`/runs/${seed.run.id}/branches/no-such-branch`))?.status()).toBe(404);
+  expect((await page.goto(`/runs/no-such-run/branches/${seed.branches.v1.id}`))?.status()).toBe(404);
+});
+
+test("branches picked on the run page open side by side: recipe, curves, label rates and the same tasks", async ({ page }) => {
+  await signIn(page, seed.users.viewer.email);
+  await page.goto(`/runs/${seed.run.id}`);
+  // Pick exactly v1 and v2, whatever the run page picked by default (earlier tests decided branches).
+  await expect(page.locator(".chip")).toHaveCount(5);
+  for (const version of [0, 1, 2, 3, 4]) {
+    const chip = page.locator(".chip").filter({ hasText: new RegExp(`^v${version}$`) });
+    const on = ((await chip.getAttribute("class")) ?? "").split(" ").includes("on");
+    if (on !== (version === 1 || version === 2)) await chip.click();
+  }
+  await expect(page.getByTestId("compare-selected")).toHaveText("Compare v1, v2 →");
+  await page.getByTestId("compare-selected").click();
+  await expect(page.getByRole("heading", { name: "Compare branches" })).toBeVisible();
+  await expect(page.getByTestId("compare-summary")).toContainText("maxResponseTokens");
+  await expect(page.getByTestId("compare-recipes").getByRole("row", { name: /\/algo\/temperature/ })).toContainText("0.8");
+  await expect(page.getByTestId("compare-labels").getByRole("row", { name: /repetition_loop/ })).toContainText("%");
+  await expect(page.getByTestId("compare-task")).toHaveCount(6);
+  await expect(page.getByTestId("compare-task").first()).toContainText("v2 says");
+  await expect(page.locator(".recharts-line").first()).toBeVisible();
+  await page.screenshot({ path: `${shots}/compare-page.png`, fullPage: true });
 });
 
 test("a viewer sees no decision buttons", async ({ page }) => {

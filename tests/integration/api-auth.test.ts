@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { TRPCError } from "@trpc/server";
@@ -89,6 +91,50 @@ describe("roles", () => {
     expect(await httpStatusOf(viewer.decision.veto({ branchId, reason: "no" }))).toBe(403);
     expect(await httpStatusOf(viewer.shareLink.create({ runId: seed.run.id }))).toBe(403);
     expect(await db.decision.count({ where: { branchId } })).toBe(0);
+    // Starting a run (the remote CLI's `run`) needs the approver role too, named organization or not.
+    const runs = await db.run.count();
+    const config = parse(readFileSync("examples/gym-math.yaml", "utf8")) as unknown;
+    expect(await httpStatusOf(viewer.run.create({ config }))).toBe(403);
+    expect(await httpStatusOf(viewer.run.create({ config, organizationId: seed.org.id }))).toBe(403);
+    expect(await db.run.count()).toBe(runs);
+  });
+
+  it("a viewer gets 403 on overriding a veto, and only admins manage members", async () => {
+    const branchId = seed.branches.v3.id;
+    const organizationId = seed.org.id;
+    expect(await httpStatusOf(callerAs({ userId: seed.users.viewer.id }).decision.overrideVeto({ branchId, reason: "worth it" }))).toBe(403);
+    for (const role of ["viewer", "approver"] as const) {
+      const caller = callerAs({ userId: seed.users[role].id });
+      const userId = seed.users.viewer.id;
+      expect(await httpStatusOf(caller.member.invite({ organizationId, email: "someone@example.test", role: "admin" }))).toBe(403);
+      expect(await httpStatusOf(caller.member.changeRole({ organizationId, userId, role: "admin" }))).toBe(403);
+      expect(await httpStatusOf(caller.member.remove({ organizationId, userId }))).toBe(403);
+      expect(await httpStatusOf(caller.member.createPasswordReset({ organizationId, userId }))).toBe(403);
+      expect(await httpStatusOf(caller.member.cancelInvitation({ organizationId, invitationId: "none" }))).toBe(403);
+    }
+    expect(await db.invitation.count({ where: { organizationId } })).toBe(0);
+    expect((await db.membership.findFirstOrThrow({ where: { organizationId, userId: seed.users.viewer.id } })).role).toBe("viewer");
+  });
+
+  it("run control, job cancellation and notifications need their roles: 403 below them, nothing changed", async () => {
+    const runId = seed.run.id;
+    const job = await db.job.findFirstOrThrow({ where: { branch: { runId }, state: "running" } });
+    for (const role of ["viewer"] as const) {
+      const caller = callerAs({ userId: seed.users[role].id });
+      expect(await httpStatusOf(caller.runControl.pause({ runId }))).toBe(403);
+      expect(await httpStatusOf(caller.runControl.resume({ runId }))).toBe(403);
+      expect(await httpStatusOf(caller.runControl.stop({ runId, sealed: false }))).toBe(403);
+      expect(await httpStatusOf(caller.runControl.extendBudget({ runId, gpuSeconds: 99_999 }))).toBe(403);
+      expect(await httpStatusOf(caller.runControl.cancelJob({ jobId: job.id }))).toBe(403);
+    }
+    for (const role of ["viewer", "approver"] as const) {
+      const caller = callerAs({ userId: seed.users[role].id });
+      expect(await httpStatusOf(caller.notification.createWebhook({ name: "x", kind: "generic", url: "http://127.0.0.1:9/hook" }))).toBe(403);
+      expect(await httpStatusOf(caller.notification.deleteWebhook({ id: "none" }))).toBe(403);
+      expect(await httpStatusOf(caller.notification.sendTest({ id: "none" }))).toBe(403);
+    }
+    expect(await db.event.count({ where: { runId, type: { in: ["run_paused", "run_resumed", "run_stop_requested", "budget_extended", "job_cancel_requested"] } } })).toBe(0);
+    expect((await db.job.findUniqueOrThrow({ where: { id: job.id } })).cancelRequestedAt).toBeNull();
   });
 
   it("a person outside the run's organization does not see it at all", async () => {
@@ -162,6 +208,25 @@ describe("share links", () => {
     expect(await httpStatusOf(shared.branch.byId({ branchId: other.branches.v1.id }))).toBe(404);
   });
 
+  it("a share token sees an imported branch's rollouts, never the paths they were imported from", async () => {
+    const approver = callerAs({ userId: seed.users.approver.id });
+    const dir = "/home/alice/runs/secret-project/verl-dump";
+    const branchId = seed.branches.v2.id;
+    await db.job.create({ data: { branchId, kind: "train", executor: "local", adapter: "verl", state: "succeeded", externalId: `import:verl:${dir}`, message: `imported from ${dir}` } });
+    await db.event.create({ data: { runId: seed.run.id, branchId, type: "awaiting_decision", actor: "cli", payload: { reason: "imported", imported: { adapter: "verl", dir } } } });
+    const link = await approver.shareLink.create({ runId: seed.run.id });
+    const shared = callerAs({ headers: { "x-evo-share-token": link.token } });
+
+    const sharedBranch = await shared.branch.byId({ branchId });
+    expect(sharedBranch.jobs.filter((j) => j.imported)).toHaveLength(1);
+    expect(JSON.stringify(sharedBranch)).not.toContain(dir);
+    const payloads = async (caller: typeof shared) => JSON.stringify((await caller.run.events({ runId: seed.run.id })).map((e) => e.payload));
+    expect(await payloads(shared)).not.toContain(dir);
+    // The team itself still sees where its files came from.
+    expect((await approver.branch.byId({ branchId })).jobs.find((j) => j.imported)?.message).toBe(`imported from ${dir}`);
+    expect(await payloads(approver)).toContain(dir);
+  });
+
   it("a revoked or expired token no longer opens anything", async () => {
     const approver = callerAs({ userId: seed.users.approver.id });
     const link = await approver.shareLink.create({ runId: seed.run.id, expiresInHours: 1 });
@@ -175,6 +240,32 @@ describe("share links", () => {
     const expiring = await approver.shareLink.create({ runId: seed.run.id, expiresInHours: 1 });
     await db.shareLink.update({ where: { id: expiring.id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
     expect(await httpStatusOf(callerAs({ headers: { "x-evo-share-token": expiring.token } }).run.tree({ runId: seed.run.id }))).toBe(401);
+  });
+});
+
+describe("compare", () => {
+  it("puts branches of one run side by side: recipe, label rates and the same tasks' newest rollouts", async () => {
+    const viewer = callerAs({ userId: seed.users.viewer.id });
+    const { v1, v2 } = seed.branches;
+    const compared = await viewer.compare.branches({ runId: seed.run.id, branchIds: [v2.id, v1.id] });
+    expect(compared.branches.map((b) => b.version)).toEqual([1, 2]);
+    expect(compared.branches.map((b) => JSON.parse(b.recipe).algo.temperature)).toEqual([1, 0.8]);
+    expect(compared.labelRates.filter((l) => l.branchId === v1.id).map((l) => l.label).sort()).toEqual(["repetition_loop", "truncated"]);
+    // Neither is scored on the promotion split in this seed: the same tasks come from training.
+    expect(compared.split).toBe("train");
+    expect(compared.tasks).toHaveLength(6);
+    for (const t of compared.tasks) {
+      for (const branch of [v1, v2]) {
+        const newest = await db.rollout.findFirstOrThrow({ where: { branchId: branch.id, taskId: t.taskId, split: "train" }, orderBy: [{ step: "desc" }, { sample: "asc" }] });
+        expect(t.byBranch[branch.id]).toMatchObject({ id: String(newest.id), taskId: t.taskId, response: newest.response, reward: newest.reward });
+      }
+    }
+
+    const other = await seedDashboard(db, "compare-elsewhere");
+    expect(await httpStatusOf(viewer.compare.branches({ runId: seed.run.id, branchIds: [v1.id, other.branches.v1.id] }))).toBe(404);
+    const link = await callerAs({ userId: other.users.approver.id }).shareLink.create({ runId: other.run.id });
+    const shared = callerAs({ headers: { "x-evo-share-token": link.token } });
+    expect(await httpStatusOf(shared.compare.branches({ runId: seed.run.id, branchIds: [v1.id, v2.id] }))).toBe(404);
   });
 });
 

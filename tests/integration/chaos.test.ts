@@ -163,7 +163,7 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     await db.$disconnect();
     // EVO_CHAOS_DIR keeps the worker logs and the database for a post-mortem.
     if (!process.env.EVO_CHAOS_DIR) await database.drop();
-    if (!process.env.EVO_CHAOS_DIR) rmSync(scratch, { recursive: true, force: true });
+    if (!process.env.EVO_CHAOS_DIR) rmSync(scratch, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   it("matches the undisturbed run in every table, killed or doubled", async () => {

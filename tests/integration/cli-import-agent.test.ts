@@ -18,7 +18,7 @@ async function importJson(...args: string[]) {
 
 describe("evotrainer import of agent trajectories", () => {
   afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     await db.$disconnect();
   });
 

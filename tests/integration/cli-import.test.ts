@@ -30,7 +30,7 @@ const series = async (branchId: string, name: string) =>
 
 describe("evotrainer import", () => {
   afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     await db.$disconnect();
   });
 

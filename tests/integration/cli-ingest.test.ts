@@ -16,7 +16,7 @@ const cli = (...args: string[]) =>
 
 describe("evotrainer ingest", () => {
   afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     await db.$disconnect();
   });
 

@@ -26,7 +26,7 @@ describe("a design-gated run trains a round only once a person approves one of i
     await deleteKeys(redisUrl, `${prefix}:*`);
     await db.$disconnect();
     await database.drop();
-    rmSync(jobsDir, { recursive: true, force: true });
+    rmSync(jobsDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   it("waits at design, trains an approved candidate with its controls, and cancels the controls of a round turned down", async () => {

@@ -1,7 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { DEFAULT_REDIS_URL } from "@evotrainer/queue";
 import { createTestDatabase } from "@evotrainer/db/testing";
-import { countKeys, TEST_PREFIX_ROOT } from "../support/redis-prefix.ts";
+import { countKeys, nameTestRun } from "../support/redis-prefix.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,13 +15,14 @@ declare module "vitest" {
  * fails the run if any test file left Redis keys behind.
  */
 export default async function setup(project: TestProject) {
+  const prefixRoot = nameTestRun();
   const database = await createTestDatabase();
   const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
   project.provide("databaseUrl", database.url);
   project.provide("redisUrl", redisUrl);
   return async () => {
     await database.drop();
-    const leftover = await countKeys(redisUrl, `${TEST_PREFIX_ROOT}-*`);
-    if (leftover > 0) throw new Error(`integration tests left ${leftover} Redis keys under ${TEST_PREFIX_ROOT}-*`);
+    const leftover = await countKeys(redisUrl, `${prefixRoot}-*`);
+    if (leftover > 0) throw new Error(`integration tests left ${leftover} Redis keys under ${prefixRoot}-*`);
   };
 }

@@ -19,7 +19,7 @@ const cli = (args: string[]) => runCli(args, { DATABASE_URL: databaseUrl, REDIS_
 describe("a complete run of the loop on the gym (real Postgres, Redis, BullMQ, child-process trainer)", () => {
   afterAll(async () => {
     await deleteKeys(redisUrl, `${prefix}:*`);
-    rmSync(jobsDir, { recursive: true, force: true });
+    rmSync(jobsDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   it("`evotrainer run examples/gym-swe.yaml --wait --json` finishes with control arms, a promoted tampering fix, a blocked hack, skills, backtests, evidence-bound harness evolution and a sealed score", async () => {
@@ -64,7 +64,11 @@ describe("a complete run of the loop on the gym (real Postgres, Redis, BullMQ, c
       expect(b.backtest, `v${b.version}`).not.toBeNull();
       const vsControl = b.verdict?.checks.find((c) => c.name === "main_score_vs_control");
       expect(vsControl, `v${b.version}`).toBeDefined();
+      // The backtest's prediction sits next to what training realised: the verdict's targeted-metric move.
+      const moved = b.verdict?.checks.find((c) => c.name === "targeted_metric")?.value;
+      if (typeof moved === "number") expect(b.backtest!.realisedEffect, `v${b.version}`).toBe(moved);
     }
+    expect(candidates.some((b) => typeof b.backtest?.realisedEffect === "number")).toBe(true);
     // The tampering is fixed (read-only tests or a penalty on the tampering label, whichever the
     // proposer kept first) and promoted: it beats the controls, which go on hacking.
     const tamperingFixes = ["env.readOnlyTests", "reward.components.test_tampering.weight"];

@@ -25,7 +25,7 @@ describe("a human-gated run waits for a person, and a veto steers the next propo
   afterAll(async () => {
     await deleteKeys(redisUrl, `${prefix}:*`);
     await db.$disconnect();
-    rmSync(jobsDir, { recursive: true, force: true });
+    rmSync(jobsDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   it("stops at awaiting_decision; `evotrainer decide … veto --note` vetoes it and the next round avoids its factor", async () => {

@@ -36,7 +36,7 @@ describe("ingest keeps every row and everything derived from it (real Postgres)"
   const dir = mkdtempSync(join(tmpdir(), "evo-durable-"));
 
   afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     await pool.end();
     await db.$disconnect();
   });

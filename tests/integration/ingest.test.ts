@@ -47,7 +47,7 @@ describe("streaming rollout ingest (COPY + ON CONFLICT on a real Postgres)", () 
     };
   });
   afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     await pool.end();
     await db.$disconnect();
   });
@@ -126,7 +126,7 @@ describe("labelled ingest: the math catalog runs on each batch before it is stor
   const dir = mkdtempSync(join(tmpdir(), "evo-label-"));
   const file = join(dir, "step_2.jsonl");
   afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     await pool.end();
     await db.$disconnect();
   });

@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await executor?.close();
   await api?.close();
-  rmSync(localPath, { recursive: true, force: true });
+  rmSync(localPath, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 function spec(jobId: string, overrides: Partial<LaunchSpec> = {}): LaunchSpec {

@@ -73,7 +73,7 @@ describe("a gym run on a Kubernetes pool, against a local server speaking the ba
     await deleteKeys(redisUrl, `${prefix}:*`);
     await db.$disconnect();
     await database.drop();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   it("trains every branch as a batch/v1 Job on the pool; a preempted pod is not a failure and its replacement finishes the job", async () => {

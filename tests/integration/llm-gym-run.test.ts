@@ -104,7 +104,7 @@ describe("a gym run with the LLM proposer (real Postgres, Redis, BullMQ, child-p
     await deleteKeys(redisUrl, `${prefix}:*`);
     await db.$disconnect();
     await database.drop();
-    rmSync(jobsDir, { recursive: true, force: true });
+    rmSync(jobsDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   it("finishes end to end with the LLM's interventions, provenance llm, in the report and the dashboard's data", async () => {

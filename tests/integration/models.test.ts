@@ -120,6 +120,32 @@ describe("every model round-trips through the migrated database", () => {
     await db.shareLink.create({ data: { runId: run.id, tokenHash: "b".repeat(64), createdById: user.id, expiresAt: new Date(Date.now() + 86_400_000) } });
     covered.add("Skill").add("SkillApplication").add("Event").add("ShareLink");
 
+    const webhook = await db.notificationWebhook.create({
+      data: { id: "hook-1", organizationId: org.id, name: "team channel", kind: "slack", sealedUrl: Buffer.from("sealed"), urlOrigin: "https://hooks.slack.com" },
+    });
+    const outbox = await db.notificationOutbox.create({ data: { organizationId: org.id, runId: run.id, kind: "run_paused", notification: { summary: "paused" } } });
+    await db.notificationDelivery.create({ data: { outboxId: outbox.id, webhookId: webhook.id, attempts: 1, lastStatus: 200, status: "delivered", deliveredAt: new Date() } });
+    const calibration = await db.gateCalibration.create({
+      data: {
+        organizationId: org.id,
+        runId: run.id,
+        domain: "swe",
+        configHash: "f7748a32abd8",
+        seed: 1,
+        trials: 10,
+        nullCandidates: 20,
+        falsePromotions: 0,
+        falsePromotionRate: 0,
+        falsePromotionLow: 0,
+        falsePromotionHigh: 0.088,
+        power: [{ arm: "dynamic sampling", n: 10, promoted: 10 }],
+        gateParameters: { alpha: 0.05 },
+      },
+    });
+    expect((await db.notificationDelivery.findFirstOrThrow({ where: { webhookId: webhook.id }, include: { outbox: true } })).outbox.kind).toBe("run_paused");
+    expect((await db.gateCalibration.findUniqueOrThrow({ where: { id: calibration.id } })).falsePromotionHigh).toBe(0.088);
+    covered.add("NotificationWebhook").add("NotificationOutbox").add("NotificationDelivery").add("GateCalibration");
+
     // Read back through the relations the dashboard will use.
     const loaded = await db.run.findUniqueOrThrow({
       where: { id: run.id },

@@ -30,7 +30,7 @@ const jobFile = (jobId: string, name: string) => JSON.parse(readFileSync(join(jo
 describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch, a tiny model built here, adapter: trl, executor: local)", () => {
   afterAll(async () => {
     await deleteKeys(redisUrl, `${prefix}:*`);
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   it("ingests TRL's rollouts with token counts, judges children, starts them from the parent's model, and scores the sealed split without training", async () => {

@@ -119,7 +119,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(executors.map((each) => each.close()));
   await sshd?.dispose();
-  rmSync(workRoot, { recursive: true, force: true });
+  rmSync(workRoot, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 describe("ssh executor (real OpenSSH on 127.0.0.1)", () => {

@@ -86,7 +86,7 @@ describe("SSH executor end to end: a gym run on a GPU node reached over a real O
     await deleteKeys(redisUrl, `${prefix}:*`);
     await db.$disconnect();
     await database.drop();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   it("trains over SSH with rollouts arriving while it runs, survives a dropped connection and an OOM kill, ingests every rollout once, and never shows the key", async () => {

@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), "evo-trl-import-"));
 
 describe("importing a TRL run", () => {
   afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     await pool.end();
     await db.$disconnect();
   });

@@ -19,7 +19,7 @@ const cli = (args: string[]) => runCli(args, { DATABASE_URL: databaseUrl, REDIS_
 describe("a factor the run's trainer refuses, reaching dispatch anyway", () => {
   afterAll(async () => {
     await deleteKeys(redisUrl, `${prefix}:*`);
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   it("fails its branch once, with an event naming the factor and the adapter, and the run ends", async () => {

@@ -23,7 +23,7 @@ const write = (file: string, text: string) => {
 
 describe("importing a verl run", () => {
   afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     await pool.end();
     await db.$disconnect();
   });

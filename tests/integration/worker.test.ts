@@ -1,6 +1,10 @@
+import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { QueueEvents } from "bullmq";
-import { createDatabase } from "@evotrainer/db";
+import { parse } from "yaml";
+import { runConfigSchema } from "@evotrainer/core";
+import { createDatabase, createRun } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
 import { createWorkerConnection, QueueName } from "@evotrainer/queue";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
@@ -8,11 +12,16 @@ import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 
 const redisUrl = inject("redisUrl");
-const databaseUrl = inject("databaseUrl");
+// A database of its own: runs of test files running beside this one change status while it counts.
+const database = await createTestDatabase(inject("databaseUrl"));
+const databaseUrl = database.url;
 const prefix = testPrefix();
 
 describe("the worker process", () => {
-  afterAll(() => deleteKeys(redisUrl, `${prefix}:*`));
+  afterAll(async () => {
+    await deleteKeys(redisUrl, `${prefix}:*`);
+    await database.drop();
+  });
 
   it("validates its environment with messages that say what to set", () => {
     expect(() => loadWorkerEnv({ DATABASE_URL: "mysql://x", REDIS_URL: "http://y" })).toThrow(
@@ -27,13 +36,21 @@ describe("the worker process", () => {
     const events = new QueueEvents(QueueName.Reconcile, { connection: createWorkerConnection(redisUrl), prefix });
     await events.waitUntilReady();
     const completed = new Promise<unknown>((resolve) => events.once("completed", ({ returnvalue }) => resolve(returnvalue)));
+    // One run the sweep keeps moving (finishing, its sealed evaluation not created: nothing to enqueue)
+    // and one it leaves alone (paused).
+    const db = createDatabase(databaseUrl);
+    const org = await db.organization.create({ data: { name: prefix, slug: prefix } });
+    const config = runConfigSchema.parse(parse(readFileSync("examples/gym-math.yaml", "utf8")));
+    for (const status of ["finishing", "paused"] as const) {
+      const { runId } = await createRun(db, config, { organizationId: org.id });
+      await db.branch.updateMany({ where: { runId }, data: { status: "promoted" } });
+      await db.run.update({ where: { id: runId }, data: { status } });
+    }
+    await db.$disconnect();
     const app = await startWorkerApp(env, (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }), (line) => logs.push(line));
     try {
-      const db = createDatabase(databaseUrl);
-      const expectedRuns = await db.run.count({ where: { status: "running" } });
-      await db.$disconnect();
-      expect(await completed).toMatchObject({ activeRuns: expectedRuns });
-      expect(app.registry.queues).toEqual([QueueName.Propose, QueueName.Dispatch, QueueName.Monitor, QueueName.Verdict, QueueName.Decide, QueueName.Reconcile]);
+      expect(await completed).toMatchObject({ activeRuns: 1, enqueued: 0 });
+      expect(app.registry.queues).toEqual([QueueName.Propose, QueueName.Dispatch, QueueName.Monitor, QueueName.Verdict, QueueName.Decide, QueueName.Control, QueueName.Reconcile, QueueName.Notify]);
     } finally {
       await app.shutdown();
       await events.close();

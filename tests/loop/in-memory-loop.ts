@@ -5,6 +5,7 @@ import {
   DEFAULT_HEALTH_RULES,
   DETECTOR_CATALOG,
   FACTOR_PATTERNS,
+  FINAL_TRAIN_STEPS,
   gateFor,
   healthReport,
   learnFromBranch,
@@ -31,9 +32,7 @@ import {
 } from "@evotrainer/core";
 import { evaluateSplit, type Policy } from "@evotrainer/gym";
 import { RuleBasedProposer } from "@evotrainer/proposers";
-import { LabelStore } from "./branch-labels.ts";
-import { gateSide, type ScoredSide } from "./gate-side.ts";
-import { FINAL_TRAIN_STEPS, trainGymBranch } from "./gym-branch.ts";
+import { gateSide, LabelStore, trainGymBranch, type ScoredSide } from "@evotrainer/gym";
 import { checkHarness, compiled, type HarnessCheck, type HarnessVersion } from "./harness-check.ts";
 import { lineageOf } from "./lineage.ts";
 

@@ -104,15 +104,30 @@ export async function seedDashboard(db: Database, name = "math-gym-demo") {
         targetMetric: "truncation_rate",
         factor: opts.factor,
         patch: [{ op: "replace", path: `/algo/${opts.factor}`, value: opts.algo[opts.factor] as number }],
-        expectedEffect: { metric: "truncation_rate", direction: "down", magnitude: 0.1 },
+        expectedEffect: { direction: "down", size: 0.1 },
         falsification: "truncation rate does not drop by 5 points",
         provenance: "rule",
         status: "selected",
         backtest: {
           create: {
-            report: { deadGroupsRescued: 7, orderingViolations: 0, wronglyCutSuccesses: 0.012, advantageByLabel: { truncated: -0.31, repetition_loop: -0.44 } },
+            // The shape core's backtest() writes (BacktestReport).
+            report: {
+              rollouts: 640,
+              groups: 80,
+              kept: { before: 640, after: 640 },
+              deadGroups: { before: 31, after: 24, rescued: 7, killed: 0, filteredOut: { before: 0, after: 0 } },
+              orderingViolations: { before: 0, after: 0, introduced: 0, groupsAffected: 0, exampleUids: [] },
+              advantageByLabel: {
+                _success: { count: 250, before: { scaled: 0.52, unscaled: 0.2 }, after: { scaled: 0.55, unscaled: 0.21 } },
+                truncated: { count: 128, before: { scaled: -0.31, unscaled: -0.12 }, after: { scaled: -0.48, unscaled: -0.19 } },
+                repetition_loop: { count: 91, before: { scaled: -0.44, unscaled: -0.17 }, after: { scaled: -0.52, unscaled: -0.2 } },
+              },
+              wronglyCut: { count: 3, rateOfSuccesses: 0.012, exampleUids: [] },
+              metrics: { before: { truncation_rate: 0.2 }, after: { truncation_rate: 0.14 } },
+              predicted: { metric: "truncation_rate", direction: "down", size: 0.061, basis: "direct", agreesWithExpectation: true },
+            },
             predictedEffect: 0.061,
-            realisedEffect: opts.score === null ? null : opts.score - 0.42,
+            realisedEffect: opts.score === null ? null : -0.19,
             rank: 1,
             kept: true,
           },
@@ -136,7 +151,7 @@ export async function seedDashboard(db: Database, name = "math-gym-demo") {
           ciHigh: delta + 0.03,
           checks: [
             { name: "main_score_vs_parent", passed: opts.passed ?? true, detail: `delta ${delta.toFixed(4)}`, numbers: { delta, ciLow: delta - 0.03, ciHigh: delta + 0.03 } },
-            { name: "targeted_metric", passed: true, detail: "truncation_rate moved down", numbers: { before: 0.31, after: 0.12 } },
+            { name: "targeted_metric", passed: true, detail: "truncation_rate moved down", numbers: { before: 0.31, after: 0.12, delta: -0.19, expected: "down" } },
             { name: "validity_limit", passed: true, detail: "repetition_loop under 5%", numbers: { rate: 0.02, limit: 0.05 } },
           ],
         },
@@ -164,7 +179,6 @@ export async function seedDashboard(db: Database, name = "math-gym-demo") {
     await db.metricPoint.createMany({
       data: Array.from({ length: 10 }, (_, i) => i * 10).flatMap((step) => [
         { branchId: branch.id, step, name: "train/reward_mean", value: 0.3 + lift + step / 400 },
-        { branchId: branch.id, step, name: "promotion/score", value: 0.35 + lift + step / 500 },
         { branchId: branch.id, step, name: "train/dead_group_ratio", value: 0.4 - step / 300 },
         { branchId: branch.id, step, name: "train/truncation_rate", value: 0.3 - lift - step / 1000 },
       ]),

@@ -1,11 +1,25 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 
-export const TEST_PREFIX_ROOT = "evotest";
+/**
+ * The prefix root of one test run. Global setup names the run before any test file loads, and the
+ * test workers inherit it, so two runs on one Redis (a developer's and CI's) never count each
+ * other's keys as leftovers.
+ */
+export function nameTestRun(): string {
+  process.env.EVO_TEST_RUN ??= randomBytes(3).toString("hex");
+  return testPrefixRoot();
+}
+
+export function testPrefixRoot(): string {
+  const run = process.env.EVO_TEST_RUN;
+  if (!run) throw new Error("EVO_TEST_RUN is unset: run integration tests through vitest's integration project, whose global setup names the run");
+  return `evotest${run}`;
+}
 
 /** A Redis key prefix of one test file, so files never see each other's queues. */
 export function testPrefix(): string {
-  return `${TEST_PREFIX_ROOT}-${randomBytes(4).toString("hex")}`;
+  return `${testPrefixRoot()}-${randomBytes(4).toString("hex")}`;
 }
 
 async function withKeys<T>(redisUrl: string, pattern: string, onBatch: (redis: Redis, keys: string[]) => Promise<T>): Promise<T[]> {

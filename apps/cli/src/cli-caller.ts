@@ -1,6 +1,7 @@
 import { appRouter, createCallerFactory, createContext, LOCAL_ADMIN_EMAIL } from "@evotrainer/api";
-import type { Database } from "@evotrainer/db";
-import type { Producer } from "@evotrainer/queue";
+import { createDatabase, type Database } from "@evotrainer/db";
+import { createProducerConnection, Producer } from "@evotrainer/queue";
+import { loadCliEnv } from "./env.ts";
 
 /**
  * The API as the CLI calls it: in-process, through the same procedures, roles and writers as the
@@ -14,4 +15,27 @@ export async function cliCaller(db: Database, producer: () => Producer, apiKey: 
     throw new Error("no account to act as: set EVO_API_KEY to an API key (dashboard → Settings → API keys), or run `npm run quickstart` once to create the local admin");
   }
   return createCallerFactory(appRouter)(createContext({ db, headers, producer, sessionUserId: async () => admin?.id ?? null }));
+}
+
+export type LocalApi = Awaited<ReturnType<typeof cliCaller>>;
+
+/**
+ * One call to the API in-process, beside this machine's Postgres and Redis, which are closed after.
+ * A refusal (a TRPCError, not a dependency of the CLI) is rethrown as "<what> refused: <reason>".
+ */
+export async function onLocalApi<T>(what: string, call: (api: LocalApi) => Promise<T>, hint: (message: string) => string = () => ""): Promise<T> {
+  const env = loadCliEnv();
+  const db = createDatabase(env.DATABASE_URL);
+  const connection = createProducerConnection(env.REDIS_URL);
+  const producer = new Producer(connection, env.EVO_QUEUE_PREFIX);
+  try {
+    return await call(await cliCaller(db, () => producer, env.EVO_API_KEY));
+  } catch (error) {
+    if (error instanceof Error && error.name === "TRPCError") throw new Error(`${what} refused: ${error.message}${hint(error.message)}`);
+    throw error;
+  } finally {
+    await producer.close();
+    connection.disconnect();
+    await db.$disconnect();
+  }
 }

@@ -1,4 +1,4 @@
-import { createRun, type Database } from "@evotrainer/db";
+import { buildRunReport, createRun, type Database } from "@evotrainer/db";
 import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
 import type { CliEnv } from "./env.ts";
 import { localOrganization } from "./local-organization.ts";
@@ -33,7 +33,7 @@ export async function startDemoRun(db: Database, env: CliEnv, configFile: string
   console.log(`  demo run: ${url}/runs/${runId}  (its first trained branch waits for your decision)\n`);
 
   const stop = new AbortController();
-  void waitForRun(db, runId, (report) => {
+  void waitForRun(() => buildRunReport(db, runId), (report) => {
     const waiting = report.branches.filter((b) => b.status === "awaiting_decision").map((b) => `v${b.version}`);
     console.log(`[demo] ${progressLine(report)}${waiting.length ? ` · waiting for you: ${waiting.join(", ")}` : ""}`);
   }, { signal: stop.signal }).catch(() => {});

@@ -4,6 +4,8 @@ import { redisEnvSchema } from "@evotrainer/queue";
 
 export const cliEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).extend({
   EVO_WEB_PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
+  // Where the dashboard is reached, for the links the CLI prints; http://localhost:EVO_WEB_PORT without it.
+  BETTER_AUTH_URL: z.url().optional(),
   // Who the CLI acts as for decisions; without it, the installation's local admin.
   EVO_API_KEY: z.string().min(1).optional(),
 });

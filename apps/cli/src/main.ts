@@ -1,33 +1,61 @@
+import { controlCommand } from "./commands/control.ts";
+import { calibrateCommand } from "./commands/calibrate.ts";
 import { decideCommand } from "./commands/decide.ts";
 import { importCommand } from "./commands/import.ts";
 import { ingestCommand } from "./commands/ingest.ts";
+import { loginCommand, logoutCommand } from "./commands/login.ts";
+import { remoteCredentials } from "./remote/credentials.ts";
 import { nodesCommand } from "./commands/nodes.ts";
 import { quickstart } from "./commands/quickstart.ts";
 import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
+import { usersCommand } from "./commands/users.ts";
 
 const usage = `usage: evotrainer <command>
 
 commands:
+  login <dashboard url> [--key <apiKey>]      talk to a team's server: status, report, decide and run go over HTTPS with an API key (Settings → API keys)
+  logout                                      forget the server; commands use this machine's database again
   quickstart [--exit-when-ready] [--no-demo]  check services, migrate, build, start the worker and the dashboard, start a demo run
   run <config.yaml> [--wait] [--json]         create a run (examples/gym-swe.yaml) and optionally follow it to the end
+  calibrate <config.yaml> --trials N [--seed S] [--run <runId>] [--json]   how often the gate promotes a null intervention, and its power, on the config's gym domain
   status [runId]                              one line on a run (the latest by default)
   report <runId> [--json]                     the branch tree with interventions, verdicts, decisions, labels, skills, sealed result
-  decide <branchId> approve|revise|veto --note "…"   decide on a branch awaiting a person
+  decide <branchId> approve|revise|veto --note "…" [--anyway]   decide on a branch awaiting a person (--anyway: approve a failed verdict, the note says why)
+  pause|resume <runId>                        pause a run (running jobs finish, none starts) or resume it
+  stop <runId> [--skip-sealed]                cancel its jobs through their executors, then finish with the sealed evaluation (or without)
+  extend-budget <runId> <GPU-seconds>         raise the run's GPU budget to this new total
+  cancel-job <jobId>                          end one training job through its executor; its branch is cancelled
   ingest <file.jsonl> --branch <branchId>     load rollouts into a branch, labelled by its run's harness; bad lines are quarantined
   import verl|trl <dir> (--run <runId> | --config <run.yaml>) [--json]   turn an existing verl or TRL run directory into a branch: labelled rollouts, trainer metrics
   import mini-swe-agent|swe-agent|openai-chat <file-or-dir> [--run <runId> | --config <run.yaml>] [--report <report.json>] [--json]   agent trajectories (SWE-bench results joined) into a labelled branch
+  users invite|list|role|remove|reset-password …   members of an organization: invitation and reset links, roles (evotrainer users for details)
   nodes sync <compute.yaml> | nodes list [--json]   register GPU nodes reached over SSH (keys by path, env var, or sealed under EVO_MASTER_KEY)`;
 
 const [command, ...args] = process.argv.slice(2);
 
+/** Imports read files into the database beside them: logged in to a server, they would land in the wrong place. */
+function refuseWhenRemote(what: string): void {
+  const remote = remoteCredentials();
+  if (remote) throw new Error(`${what} runs beside the control plane's database, and this CLI is logged in to ${remote.server}: run it on that server, or \`evotrainer logout\` to ${what} into this machine's database`);
+}
+
 try {
   switch (command) {
+    case "login":
+      process.exitCode = await loginCommand(args);
+      break;
+    case "logout":
+      process.exitCode = logoutCommand();
+      break;
     case "quickstart":
       process.exitCode = await quickstart(args);
       break;
     case "run":
       process.exitCode = await runCommand(args);
+      break;
+    case "calibrate":
+      process.exitCode = await calibrateCommand(args);
       break;
     case "status":
       process.exitCode = await reportCommand(args, true);
@@ -36,13 +64,25 @@ try {
       process.exitCode = await reportCommand(args, false);
       break;
     case "ingest":
+      refuseWhenRemote(command);
       process.exitCode = await ingestCommand(args);
       break;
     case "import":
+      refuseWhenRemote(command);
       process.exitCode = await importCommand(args);
       break;
     case "nodes":
       process.exitCode = await nodesCommand(args);
+      break;
+    case "users":
+      process.exitCode = await usersCommand(args);
+      break;
+    case "pause":
+    case "resume":
+    case "stop":
+    case "extend-budget":
+    case "cancel-job":
+      process.exitCode = await controlCommand(command, args);
       break;
     case "decide":
       process.exitCode = await decideCommand(args);

@@ -1,6 +1,6 @@
 import type { RunReport } from "@evotrainer/db";
 
-function bar(used: number, total: number | null, width = 24): string {
+export function bar(used: number, total: number | null, width = 24): string {
   if (!total) return "";
   const filled = Math.min(width, Math.round((used / total) * width));
   return `[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${Math.round((used / total) * 100)}%`;

@@ -9,7 +9,7 @@ import { sessionCookieIsSigned } from "~/server/session-cookie";
  *
  * Sends visitors without a session cookie to /sign-in. The cookie is only checked for presence
  * here, and that it carries this server's signature; pages and the API verify the session itself.
- * Share pages carry their own token.
+ * Share, invitation and password-reset pages carry their own token.
  */
 export async function proxy(request: NextRequest) {
   const nonce = btoa(crypto.randomUUID());
@@ -23,7 +23,8 @@ export async function proxy(request: NextRequest) {
 
 async function route(request: NextRequest, requestHeaders: Headers): Promise<NextResponse> {
   const { pathname, search } = request.nextUrl;
-  if (pathname.startsWith("/share/") || pathname === "/sign-in") return NextResponse.next({ request: { headers: requestHeaders } });
+  // Invitation and password-reset links carry their own token, checked by their pages and procedures.
+  if (pathname.startsWith("/share/") || pathname.startsWith("/invite/") || pathname.startsWith("/reset-password/") || pathname === "/sign-in") return NextResponse.next({ request: { headers: requestHeaders } });
   const cookie = getSessionCookie(request);
   if (cookie && (await sessionCookieIsSigned(cookie))) return NextResponse.next({ request: { headers: requestHeaders } });
   const url = new URL("/sign-in", request.url);

@@ -15,6 +15,10 @@ export const workerEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).ex
   EVO_PLACEMENT_EVERY_MS: z.coerce.number().int().min(50).default(5_000),
   // A trainer that writes heartbeat.json and then stays silent this long is cancelled as hung, and retried.
   EVO_HEARTBEAT_STALE_MS: z.coerce.number().int().min(1_000).default(600_000),
+  // The dashboard's address as webhook receivers reach it: notifications deep-link into it.
+  EVO_PUBLIC_URL: z.url().default("http://localhost:3000"),
+  // Webhook retries wait this × 2^n; tests shorten it.
+  EVO_NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   EVO_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   // Crash tests only: stop at the n-th time the worker reaches a named point (see failpoints.ts).
   EVO_FAILPOINT: z.string().regex(/^[a-z:-]+:\d+(,[a-z:-]+:\d+)*$/).optional(),

@@ -1,7 +1,7 @@
 import { DelayedError, type Job } from "bullmq";
 import pg from "pg";
 import { gymAdapter, trlAdapter, verlAdapter } from "@evotrainer/adapters";
-import { createDatabase } from "@evotrainer/db";
+import { createDatabase, masterKeyOrLocal } from "@evotrainer/db";
 import { LabelerPool } from "@evotrainer/db/ingest";
 import { createProducerConnection, createWorkerConnection, payloadSchemas, Producer, QueueName, type Payload } from "@evotrainer/queue";
 import type { WorkerEnv } from "./env.ts";
@@ -15,7 +15,10 @@ import { monitor } from "./loop/monitor.ts";
 import { propose } from "./loop/propose.ts";
 import type { ProposerFactory } from "./loop/proposer-factory.ts";
 import { verdict } from "./loop/verdict.ts";
+import { controlStep } from "./loop/control-run.ts";
 import { reconcile } from "./loop/reconcile.ts";
+import { deliver } from "./notify/deliver.ts";
+import { relayNotifications } from "./notify/relay.ts";
 import { WorkerRegistry } from "./registry.ts";
 
 const RECONCILE_SCHEDULER = "reconcile-sweep";
@@ -73,7 +76,10 @@ export async function startWorkerApp(
   registry.register(QueueName.Monitor, lookAgainLater(at(QueueName.Monitor, (payload) => monitor(deps, payload)), "running", deps.monitorEveryMs), concurrency);
   registry.register(QueueName.Verdict, at(QueueName.Verdict, (payload) => verdict(deps, payload)), concurrency);
   registry.register(QueueName.Decide, at(QueueName.Decide, (payload) => decide(deps, payload)), concurrency);
-  registry.register(QueueName.Reconcile, () => reconcile(db, producer), 1);
+  registry.register(QueueName.Control, at(QueueName.Control, (payload) => controlStep(deps, payload)), 1);
+  const notifyDeps = { db, producer, masterKey: masterKeyOrLocal(process.env), publicUrl: env.EVO_PUBLIC_URL, retryBaseMs: env.EVO_NOTIFY_RETRY_BASE_MS };
+  registry.register(QueueName.Reconcile, async () => ({ ...(await reconcile(db, producer)), notifications: await relayNotifications(db, producer) }), 1);
+  registry.register(QueueName.Notify, at(QueueName.Notify, (payload) => deliver(notifyDeps, payload)), concurrency);
   const reconcileQueue = producer.queue(QueueName.Reconcile);
   const ensureSweep = async () => {
     if (await reconcileQueue.getJobScheduler(RECONCILE_SCHEDULER)) return;

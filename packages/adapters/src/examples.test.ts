@@ -6,7 +6,7 @@ import { parseTrainerSettings, runConfigSchema } from "@evotrainer/core";
 import { trlAdapter } from "./trl/trl-adapter.ts";
 import { verlAdapter } from "./verl/verl-adapter.ts";
 
-/** The first train job of an example run, as the worker builds it (build-job.ts). */
+/** The first train job of an example run, as the worker builds it (buildJob in packages/core). */
 function firstJob(file: string) {
   const config = runConfigSchema.parse(parse(readFileSync(new URL(`../../../${file}`, import.meta.url), "utf8")));
   const job = jobSchema.parse({

@@ -5,6 +5,7 @@ export { appRouter, type AppRouter } from "./root.ts";
 export { createContext, createCallerFactory, type Context, type ContextDeps } from "./trpc.ts";
 export { hashPassword, verifyPassword } from "./auth/password.ts";
 export { createLocalUser, ensureLocalAdmin, LOCAL_ADMIN_EMAIL, type LocalAdminLogin } from "./auth/ensure-local-admin.ts";
+export { sha256Hex } from "./auth/secret-token.ts";
 export { SHARE_TOKEN_HEADER, principalFromShareToken } from "./auth/resolve-principal.ts";
 export type { Principal } from "./auth/principal.ts";
 

@@ -1,10 +1,14 @@
 import { apiKeyRouter } from "./routers/api-key.ts";
 import { branchRouter } from "./routers/branch.ts";
+import { compareRouter } from "./routers/compare.ts";
 import { decisionRouter } from "./routers/decision.ts";
 import { harnessRouter } from "./routers/harness.ts";
+import { memberRouter } from "./routers/member.ts";
 import { nodeRouter } from "./routers/node.ts";
+import { notificationRouter } from "./routers/notification.ts";
 import { rolloutRouter } from "./routers/rollout.ts";
 import { runRouter } from "./routers/run.ts";
+import { runControlRouter } from "./routers/run-control.ts";
 import { shareLinkRouter } from "./routers/share-link.ts";
 import { skillRouter } from "./routers/skill.ts";
 import { viewerRouter } from "./routers/viewer.ts";
@@ -13,11 +17,15 @@ import { createTRPCRouter } from "./trpc.ts";
 export const appRouter = createTRPCRouter({
   apiKey: apiKeyRouter,
   branch: branchRouter,
+  compare: compareRouter,
   decision: decisionRouter,
   harness: harnessRouter,
+  member: memberRouter,
   node: nodeRouter,
+  notification: notificationRouter,
   rollout: rolloutRouter,
   run: runRouter,
+  runControl: runControlRouter,
   shareLink: shareLinkRouter,
   skill: skillRouter,
   viewer: viewerRouter,

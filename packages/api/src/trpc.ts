@@ -6,6 +6,7 @@ import type { Database, Role } from "@evotrainer/db";
 import type { Producer } from "@evotrainer/queue";
 import type { Principal } from "./auth/principal.ts";
 import { resolvePrincipal } from "./auth/resolve-principal.ts";
+import { sha256Hex } from "./auth/secret-token.ts";
 
 export interface ContextDeps {
   db: Database;
@@ -18,6 +19,8 @@ export interface ContextDeps {
   shareToken?: string | null;
   /** Names this request in the server log and in a 5xx answer; generated when the caller has none. */
   requestId?: string;
+  /** After a password is set by a reset link: the web app lifts the account's sign-in lockout here. */
+  passwordSet?: (email: string) => Promise<void>;
 }
 
 export interface Context {
@@ -25,6 +28,7 @@ export interface Context {
   db: Database;
   producer: () => Producer;
   principal: () => Promise<Principal | null>;
+  passwordSet: (email: string) => Promise<void>;
 }
 
 /** Builds the per-request context. The web app calls it from the route handler and from RSC. */
@@ -34,6 +38,7 @@ export function createContext(deps: ContextDeps): Context {
     requestId: deps.requestId ?? randomUUID(),
     db: deps.db,
     producer: deps.producer,
+    passwordSet: deps.passwordSet ?? (async () => {}),
     principal: () =>
       (principal ??= resolvePrincipal({ db: deps.db, headers: deps.headers, shareToken: deps.shareToken ?? null, sessionUserId: deps.sessionUserId })),
   };
@@ -106,6 +111,34 @@ export const userProcedure = protectedProcedure.use(({ ctx, next }) => {
   if (principal.kind !== "user") throw new TRPCError({ code: "FORBIDDEN", message: "a share link only reads its run" });
   return next({ ctx: { ...ctx, principal, userId: principal.userId } });
 });
+
+/** The caller's role in an organization; NOT_FOUND when they are not a member (nothing to see there). */
+export async function requireOrganizationRole(ctx: { db: Database; userId: string }, organizationId: string, needed: Role): Promise<Role> {
+  const membership = await ctx.db.membership.findUnique({ where: { organizationId_userId: { organizationId, userId: ctx.userId } }, select: { role: true } });
+  if (!membership) throw new TRPCError({ code: "NOT_FOUND", message: "organization not found" });
+  if (!roleAtLeast(membership.role, needed)) throw new TRPCError({ code: "FORBIDDEN", message: `needs the ${needed} role in this organization` });
+  return membership.role;
+}
+
+/** Members of one organization: admin only. */
+export const organizationAdminProcedure = userProcedure.input(z.object({ organizationId: z.string().min(1) })).use(async ({ ctx, input, next }) => {
+  await requireOrganizationRole(ctx, input.organizationId, "admin");
+  return next({ ctx: { ...ctx, organizationId: input.organizationId } });
+});
+
+/**
+ * An invitation or password-reset link: the link's token is the credential (its owner has no
+ * session yet, or has forgotten their password). The token is checked before any other input is read,
+ * so a missing or dead token answers 401 like any other missing credential.
+ */
+export function linkProcedure(check: (db: Database, tokenHash: string) => Promise<{ outcome: "valid" } | { outcome: "refused"; message: string }>) {
+  return t.procedure.input(z.object({ token: z.string().max(200).default("") })).use(async ({ ctx, input, next }) => {
+    const tokenHash = sha256Hex(input.token);
+    const found = input.token ? await check(ctx.db, tokenHash) : { outcome: "refused" as const, message: "this link has no token: open the whole link an admin gave you" };
+    if (found.outcome === "refused") throw new TRPCError({ code: "UNAUTHORIZED", message: found.message });
+    return next({ ctx: { ...ctx, tokenHash } });
+  });
+}
 
 /** Decisions on one branch: approver or admin in the organization of the branch's run. */
 export const approverProcedure = userProcedure.input(z.object({ branchId: z.string().min(1) })).use(async ({ ctx, input, next }) => {

@@ -42,7 +42,7 @@ export {
   harnessSchema, gatePolicySchema, compileHarness, invalidRollouts,
   type Harness, type HarnessDefinition, type CompiledHarness, type GatePolicy, type HarnessRejection, type LabelRun,
 } from "./harness/harness.ts";
-export { computeMetrics, isSuccess, type BranchMetrics, type MetricExamples, type MetricOptions } from "./harness/metrics.ts";
+export { computeMetrics, isSuccess, labelledRollouts, labelRates, type BranchMetrics, type MetricExamples, type MetricOptions } from "./harness/metrics.ts";
 export {
   healthRuleSchema, layerSchema, METRIC_VARIABLES, DEFAULT_HEALTH_RULES, compileHealthRule, metricBindings,
   type HealthRule, type Layer, type CompiledHealthRule,
@@ -96,3 +96,7 @@ export { planRound, type PlanRoundInput, type PlannedIntervention } from "./loop
 export { placeJob, placementCanWait, type SchedulableNode, type GpuAllocation, type PlacementRequest, type Placement } from "./scheduling/place-job.ts";
 export { baselineChecks } from "./loop/baseline-checks.ts";
 export * from "./lifecycle/index.ts";
+export * from "./members/index.ts";
+export * from "./notifications/index.ts";
+export { buildJob, type JobPlan } from "./jobs/build-job.ts";
+export { FINAL_TRAIN_STEPS } from "./harness/final-steps.ts";

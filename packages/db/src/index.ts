@@ -3,3 +3,4 @@ export * from "./env.ts";
 export * from "./generated/prisma/client.ts";
 export * from "./ping.ts";
 export * from "./repositories/index.ts";
+export { masterKeyOrLocal } from "./secrets/local-master-key.ts";

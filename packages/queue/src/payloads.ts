@@ -14,6 +14,9 @@ export const payloadSchemas = {
   [QueueName.Verdict]: branchStep,
   [QueueName.Decide]: branchStep,
   [QueueName.Reconcile]: z.strictObject({}),
+  // Without a job: carry out the run's stop; with one: cancel that job.
+  [QueueName.Control]: z.strictObject({ runId: id, jobId: id.optional() }),
+  [QueueName.Notify]: z.strictObject({ deliveryId: id, attempt: z.number().int().min(1).max(100) }),
 } satisfies Record<QueueName, z.ZodType>;
 
 export type Payload<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;

@@ -10,6 +10,10 @@ export const QueueName = {
   Verdict: "verdict",
   Decide: "decide",
   Reconcile: "reconcile",
+  // A stopped run: cancel its jobs through their executors, then finish it as the stop asked.
+  Control: "control",
+  // One webhook delivery attempt; outbox rows reach it through the reconcile sweep's relay.
+  Notify: "notify",
 } as const;
 
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];

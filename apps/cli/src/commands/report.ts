@@ -1,13 +1,30 @@
-import { buildRunReport, createDatabase } from "@evotrainer/db";
+import { buildRunReport, createDatabase, type RunReport } from "@evotrainer/db";
 import { loadCliEnv } from "../env.ts";
 import { progressLine, treeText } from "../progress.ts";
+import { remoteCredentials } from "../remote/credentials.ts";
+import { onServer } from "../remote/remote-api.ts";
+
+function print(report: RunReport, args: string[], brief: boolean): void {
+  if (args.includes("--json")) console.log(JSON.stringify(report, null, 2));
+  else console.log(brief ? `${report.runId} ${report.name}: ${progressLine(report)}` : `${report.name} (${report.runId})\n${progressLine(report)}\n${treeText(report)}`);
+}
 
 /** `evotrainer report <runId> [--json]` and `evotrainer status [runId]`. */
 export async function reportCommand(args: string[], brief: boolean): Promise<number> {
+  const runId = args.find((a) => !a.startsWith("--"));
+  const remote = remoteCredentials();
+  if (remote) {
+    print(await onServer(remote, (api) => api.run.report.query(runId ? { runId } : {})), args, brief);
+    return 0;
+  }
+  return localReport(runId, args, brief);
+}
+
+async function localReport(requested: string | undefined, args: string[], brief: boolean): Promise<number> {
   const env = loadCliEnv();
   const db = createDatabase(env.DATABASE_URL);
   try {
-    let runId = args.find((a) => !a.startsWith("--"));
+    let runId = requested;
     if (!runId) {
       const latest = await db.run.findFirst({ orderBy: { createdAt: "desc" } });
       if (!latest) throw new Error("no runs yet: start one with `evotrainer run examples/gym-swe.yaml`");
@@ -15,9 +32,7 @@ export async function reportCommand(args: string[], brief: boolean): Promise<num
     }
     const exists = await db.run.findUnique({ where: { id: runId } });
     if (!exists) throw new Error(`no run with id ${runId}; \`evotrainer status\` shows the latest`);
-    const report = await buildRunReport(db, runId);
-    if (args.includes("--json")) console.log(JSON.stringify(report, null, 2));
-    else console.log(brief ? `${report.runId} ${report.name}: ${progressLine(report)}` : `${report.name} (${report.runId})\n${progressLine(report)}\n${treeText(report)}`);
+    print(await buildRunReport(db, runId), args, brief);
     return 0;
   } finally {
     await db.$disconnect();

@@ -1,17 +1,22 @@
+import type { RunConfig } from "@evotrainer/core";
 import { buildRunReport, createDatabase, createRun } from "@evotrainer/db";
 import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
 import { loadCliEnv } from "../env.ts";
 import { localOrganization } from "../local-organization.ts";
 import { progressLine } from "../progress.ts";
 import { readRunConfig } from "../config-files.ts";
+import { remoteCredentials, type Credentials } from "../remote/credentials.ts";
+import { onServer } from "../remote/remote-api.ts";
 import { waitForRun } from "./wait.ts";
 
 /** `evotrainer run <config.yaml> [--wait] [--json]`: creates a run and queues its base branch. */
 export async function runCommand(args: string[]): Promise<number> {
   const file = args.find((a) => !a.startsWith("--"));
-  if (!file) throw new Error("usage: evotrainer run <config.yaml> [--wait] [--json]");
+  if (!file) throw new Error("usage: evotrainer run <config.yaml> [--wait] [--json] [--org <organizationId>]");
   const json = args.includes("--json");
   const config = readRunConfig(file);
+  const remote = remoteCredentials();
+  if (remote) return remoteRun(remote, file, config, args);
   const env = loadCliEnv();
   const db = createDatabase(env.DATABASE_URL);
   const connection = createProducerConnection(env.REDIS_URL);
@@ -25,7 +30,7 @@ export async function runCommand(args: string[]): Promise<number> {
       if (json) console.log(JSON.stringify({ runId }));
       return 0;
     }
-    const report = await waitForRun(db, runId, (r) => {
+    const report = await waitForRun(() => buildRunReport(db, runId), (r) => {
       if (!json) console.error(progressLine(r));
     });
     if (json) console.log(JSON.stringify(report, null, 2));
@@ -36,4 +41,24 @@ export async function runCommand(args: string[]): Promise<number> {
     connection.disconnect();
     await db.$disconnect();
   }
+}
+
+/** The same, on the server the CLI is logged in to: the config is read and checked here, the run starts there. */
+async function remoteRun(remote: Credentials, file: string, config: RunConfig, args: string[]): Promise<number> {
+  const json = args.includes("--json");
+  const orgAt = args.indexOf("--org");
+  const { runId } = await onServer(remote, (api) => api.run.create.mutate({ config, ...(orgAt >= 0 ? { organizationId: args[orgAt + 1] } : {}) }));
+  if (!json) console.error(`evotrainer: run ${runId} created on ${remote.server} from ${file}; its base branch is queued`);
+  if (!args.includes("--wait")) {
+    if (json) console.log(JSON.stringify({ runId }));
+    return 0;
+  }
+  const report = await waitForRun(
+    () => onServer(remote, (api) => api.run.report.query({ runId })),
+    (r) => {
+      if (!json) console.error(progressLine(r));
+    },
+  );
+  console.log(json ? JSON.stringify(report, null, 2) : progressLine(report));
+  return report.status === "completed" ? 0 : 1;
 }

@@ -11,6 +11,9 @@ import { db } from "./db";
 import { organizationAccess, organizationRoles } from "./organization-roles";
 import { localAuthSecret } from "./auth-secret";
 
+/** The organization plugin's endpoints that only read. */
+const ORGANIZATION_READS = ["/organization/list", "/organization/get-full-organization", "/organization/get-active-member", "/organization/list-members"];
+
 /** Paths after which the account's owner (or an admin) has set a password: a lockout ends there. */
 const PASSWORD_SET = ["/change-password", "/admin/set-user-password"];
 
@@ -46,6 +49,11 @@ function createAuth(secure: boolean) {
     advanced: { useSecureCookies: secure, ipAddress: { ipAddressHeaders: ["x-forwarded-for"] } },
     hooks: {
       before: createAuthMiddleware(async (ctx) => {
+        // Members change only through the members page and `evotrainer users`, where the invitation
+        // links and the last-admin guard live; the plugin's own endpoints would go around them.
+        if (ctx.path.startsWith("/organization/") && !ORGANIZATION_READS.includes(ctx.path)) {
+          throw new APIError("FORBIDDEN", { message: "members are managed in Settings → Members or with `evotrainer users`" });
+        }
         if (ctx.path !== "/sign-in/email" || typeof ctx.body?.email !== "string") return;
         const seconds = await lockedForSeconds(ctx.body.email);
         if (seconds > 0) {

@@ -10,3 +10,9 @@ export function budgetExhausted(
   if (used.rounds >= budget.rounds) return `round budget spent (${used.rounds} of ${budget.rounds})`;
   return null;
 }
+
+/** Whether spending moved from below `share` of the GPU budget to at or above it (true once per run). */
+export function crossedBudgetShare(budgetGpuSeconds: number, before: number, after: number, share: number): boolean {
+  const line = budgetGpuSeconds * share;
+  return before < line && after >= line;
+}

@@ -1,9 +1,8 @@
 import { UnsupportedFactorError } from "@evotrainer/adapters";
 import { QueueName } from "@evotrainer/queue";
 import { recordEvent } from "@evotrainer/db";
-import { buildJob } from "./build-job.ts";
 import type { LoopDeps } from "./deps.ts";
-import { ACTIVE_JOB_STATES, runConfigOf } from "@evotrainer/core";
+import { ACTIVE_JOB_STATES, buildJob, runConfigOf } from "@evotrainer/core";
 import { advanceRun } from "./advance-run.ts";
 import { finishRunIfBudgetSpent } from "./finish-run.ts";
 import { placeOnNode } from "./place-on-node.ts";

@@ -23,20 +23,21 @@ export async function finishRunIfBudgetSpent(deps: LoopDeps, runId: string): Pro
  * branch's evaluation on the sealed split is created as an ordinary job and put on Dispatch, so it is
  * placed, retried and reconciled like any job; the monitor completes the run with its result.
  */
-export async function finishRun(deps: LoopDeps, runId: string, reason: string): Promise<string> {
+export async function finishRun(deps: LoopDeps, runId: string, reason: string, from: "running" | "stopping" = "running"): Promise<string> {
   const { db } = deps;
   const run = await db.run.findUniqueOrThrow({ where: { id: runId }, include: { bestBranch: true } });
-  if (run.status !== "running") return `run is ${run.status}`;
+  if (run.status !== from) return `run is ${run.status}`;
   const best = run.bestBranch;
   if (!best) {
     await db.$transaction(async (tx) => {
-      await tx.run.update({ where: { id: runId }, data: { status: "failed", finishedAt: new Date() } });
+      const moved = await tx.run.updateMany({ where: { id: runId, status: from }, data: { status: "failed", finishedAt: new Date() } });
+      if (moved.count === 0) return;
       await recordEvent(tx, { runId, type: "run_finished", actor: "system", payload: { reason, sealed: null, error: "no branch was ever promoted" } });
     });
     return "failed: nothing promoted";
   }
   await db.$transaction(async (tx) => {
-    const moved = await tx.run.updateMany({ where: { id: runId, status: "running" }, data: { status: "finishing" } });
+    const moved = await tx.run.updateMany({ where: { id: runId, status: from }, data: { status: "finishing" } });
     if (moved.count === 0) return;
     await recordEvent(tx, { runId, branchId: best.id, type: "run_finishing", actor: "system", payload: { reason, evaluating: "sealed split", branchVersion: best.version } });
     const config = runConfigOf(run);

@@ -1,7 +1,7 @@
+import { FINAL_TRAIN_STEPS } from "@evotrainer/core";
 import { healthReport, invalidRollouts, taskScores, type CompiledHarness, type GateSide, type HealthReport } from "@evotrainer/core";
 import { loadBranchRollouts, loadLastTrainSteps } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
-import { FINAL_TRAIN_STEPS } from "./final-steps.ts";
 import { lastTrainerMetrics } from "./last-trainer-metrics.ts";
 
 const mean = (values: Iterable<number>) => {
@@ -13,7 +13,7 @@ const mean = (values: Iterable<number>) => {
  * One side of the gate: the score per promotion task (locked grader, validity-flagged rollouts
  * count as failures) and the health report of the branch's last training steps.
  */
-export async function gateSide(deps: LoopDeps, harness: CompiledHarness, branchId: string): Promise<GateSide & { score: number; report: HealthReport }> {
+export async function gateSide(deps: Pick<LoopDeps, "db">, harness: CompiledHarness, branchId: string): Promise<GateSide & { score: number; report: HealthReport }> {
   const promotion = await loadBranchRollouts(deps.db, branchId, "promotion");
   const train = await loadLastTrainSteps(deps.db, branchId, FINAL_TRAIN_STEPS);
   const scores = taskScores(promotion.rollouts, invalidRollouts(promotion.labels));

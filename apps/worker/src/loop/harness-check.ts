@@ -1,8 +1,8 @@
+import { FINAL_TRAIN_STEPS } from "@evotrainer/core";
 import { diagnosticGap, evolveHarness, type BranchRollouts, type ConfirmedLabel, type HealthReport, type Label } from "@evotrainer/core";
 import type { Rollout } from "@evotrainer/contract";
 import { json, loadLastTrainSteps, recordEvent, registerHarnessVersion } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
-import { FINAL_TRAIN_STEPS } from "./final-steps.ts";
 import { runConfigOf } from "@evotrainer/core";
 
 /**

@@ -1,7 +1,7 @@
+import { FINAL_TRAIN_STEPS } from "@evotrainer/core";
 import { registerDetectors, retroValidate, runConfigOf, type BranchRollouts, type ConfirmedLabel, type Detector } from "@evotrainer/core";
 import { json, loadLastTrainSteps, recordEvent, registerHarnessVersion } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
-import { FINAL_TRAIN_STEPS } from "./final-steps.ts";
 
 /**
  * Detectors the LLM asked for get what step 2 gives any candidate: a replay over the run's settled

@@ -5,6 +5,7 @@ import { json, recordEvent } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import type { JobHandle } from "@evotrainer/executors";
 import { advanceRun } from "./advance-run.ts";
+import { crossedBudgetShare } from "./budget.ts";
 import type { LoopDeps } from "./deps.ts";
 import { ingestJobOutputs } from "./ingest-outputs.ts";
 import { mirrorOutputs } from "./mirror-outputs.ts";
@@ -32,6 +33,8 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
   const { db } = deps;
   const job = await db.job.findUniqueOrThrow({ where: { id: payload.jobId }, include: { branch: { include: { run: true, recipe: true } } } });
   if (job.state !== "running" || !job.externalId || !job.outputUri) return `job is ${job.state}`;
+  // A person asked to cancel it: the control step ends it, and nothing this pass saw may settle it first.
+  if (job.cancelRequestedAt) return "cancel requested";
   const { branch } = job;
   const config = runConfigOf(branch.run);
   const { executor, localDir } = await deps.executors.open(job);
@@ -63,11 +66,15 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
 
   const now = new Date();
   const seconds = (now.getTime() - (job.heartbeatAt ?? job.startedAt ?? now).getTime()) / 1000;
-  await db.$transaction([
-    db.job.update({ where: { id: job.id }, data: { heartbeatAt: now, gpuSeconds: { increment: seconds } } }),
-    db.branch.update({ where: { id: branch.id }, data: { gpuSecondsUsed: { increment: seconds } } }),
-    db.run.update({ where: { id: branch.runId }, data: { gpuSecondsUsed: { increment: seconds } } }),
-  ]);
+  await db.$transaction(async (tx) => {
+    await tx.job.update({ where: { id: job.id }, data: { heartbeatAt: now, gpuSeconds: { increment: seconds } } });
+    await tx.branch.update({ where: { id: branch.id }, data: { gpuSecondsUsed: { increment: seconds } } });
+    const run = await tx.run.update({ where: { id: branch.runId }, data: { gpuSecondsUsed: { increment: seconds } }, select: { gpuSecondsUsed: true } });
+    // The run row's lock orders concurrent increments, so exactly one of them crosses the line.
+    if (crossedBudgetShare(config.budget.gpuSeconds, run.gpuSecondsUsed - seconds, run.gpuSecondsUsed, 0.8)) {
+      await recordEvent(tx, { runId: branch.runId, type: "budget_80", actor: "system", payload: { gpuSecondsUsed: run.gpuSecondsUsed, gpuSecondsBudget: config.budget.gpuSeconds } });
+    }
+  });
   if (ingested.quarantined > 0) deps.log(`monitor: job ${job.id} quarantined ${ingested.quarantined} line(s)`);
 
   const hung = observation.state === "running" ? staleHeartbeat(await readHeartbeat(outputDir).catch(() => null), now, deps.heartbeatStaleMs) : null;

@@ -1,9 +1,9 @@
+import { FINAL_TRAIN_STEPS } from "@evotrainer/core";
 import { designGateFor, factorsFor, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
 import { json, loadLastTrainSteps, recordEvent, storeRecipe } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { budgetExhausted } from "./budget.ts";
 import type { LoopDeps } from "./deps.ts";
-import { FINAL_TRAIN_STEPS } from "./final-steps.ts";
 import { budgetUsed, finishRun } from "./finish-run.ts";
 import { harnessCheck } from "./harness-check.ts";
 import { lastTrainerMetrics } from "./last-trainer-metrics.ts";

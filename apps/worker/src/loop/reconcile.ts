@@ -1,4 +1,4 @@
-import { RECONCILED_BRANCH_STATUSES, RECONCILED_RUN_STATUSES } from "@evotrainer/core";
+import { ACTIVE_JOB_STATES, RECONCILED_BRANCH_STATUSES, RECONCILED_RUN_STATUSES } from "@evotrainer/core";
 import type { Database } from "@evotrainer/db";
 import { QueueName, type Producer } from "@evotrainer/queue";
 
@@ -24,6 +24,10 @@ export async function reconcile(db: Database, producer: Producer): Promise<Recon
     return producer.enqueue(...args);
   };
   for (const run of runs) {
+    if (run.status === "stopping") {
+      await enqueue(QueueName.Control, { runId: run.id });
+      continue;
+    }
     if (run.status === "finishing") {
       // The sealed evaluation: watched while it runs, (re)started while it waits for a slot or a retry.
       const sealed = await db.job.findFirst({ where: { kind: "eval", branch: { runId: run.id }, state: { in: ["pending", "running"] } } });
@@ -33,6 +37,9 @@ export async function reconcile(db: Database, producer: Producer): Promise<Recon
     }
     for (const branch of run.branches) {
       const payload = { runId: run.id, branchId: branch.id };
+      for (const job of branch.jobs.filter((j) => j.cancelRequestedAt && (ACTIVE_JOB_STATES as readonly string[]).includes(j.state))) {
+        await enqueue(QueueName.Control, { runId: run.id, jobId: job.id });
+      }
       const running = branch.jobs.find((j) => j.kind === "train" && j.state === "running");
       if (branch.status === "queued" || (branch.status === "training" && !running)) await enqueue(QueueName.Dispatch, payload);
       else if (branch.status === "training" && running) await enqueue(QueueName.Monitor, { ...payload, jobId: running.id });

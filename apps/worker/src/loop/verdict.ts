@@ -80,6 +80,9 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
       },
     });
     await tx.branch.update({ where: { id: branch.id }, data: { promotionScore: candidate.score, status: gate.gated ? "awaiting_decision" : "evaluating" } });
+    // The backtest predicted how the targeted metric would move; training has now shown how it did.
+    const realised = result.checks.find((c) => c.name === "targeted_metric")?.numbers.delta;
+    if (typeof realised === "number") await tx.backtest.updateMany({ where: { intervention: { branch: { id: branch.id } } }, data: { realisedEffect: realised } });
     await recordEvent(tx, {
       runId: branch.runId,
       branchId: branch.id,

@@ -20,7 +20,7 @@ export const branchRouter = {
         gpuSecondsUsed: true,
         checkpoint: true,
         createdAt: true,
-        run: { select: { name: true, bestBranchId: true } },
+        run: { select: { id: true, name: true, bestBranchId: true } },
         parent: { select: { version: true, recipe: { select: { hash: true, canonical: true } } } },
         recipe: { select: { hash: true, canonical: true } },
         intervention: {
@@ -55,6 +55,7 @@ export const branchRouter = {
             startedAt: true,
             finishedAt: true,
             node: { select: { name: true } },
+            externalId: true,
           },
         },
         decisions: { orderBy: { createdAt: "desc" }, select: { id: true, stage: true, kind: true, actorType: true, reason: true, instructions: true, createdAt: true, user: { select: { name: true } } } },
@@ -71,8 +72,14 @@ export const branchRouter = {
     const health = diagnosis ?? (judged?.healthReport ? { payload: judged.healthReport, createdAt: judged.createdAt } : null);
     // LLM calls that read this branch's report to design its children, next to its GPU-seconds.
     const llm = await llmSpend(ctx.db, runId, input.branchId);
-    // An eval job scores the sealed split: its log may quote the split's tasks and answers.
-    const jobs = ctx.principal.kind === "share" ? branch.jobs.map((j) => (j.kind === "eval" ? { ...j, logTail: null, message: null } : j)) : branch.jobs;
+    const jobs = branch.jobs.map(({ externalId, ...j }) => {
+      // The CLI records an import as a job of its own, under "import:<what>:<path>" (see apps/cli import-target).
+      const imported = externalId?.startsWith("import:") ?? false;
+      // A share link never sees where a team's files live, nor an eval job's log: it may quote the
+      // sealed split's tasks and answers.
+      const hidden = ctx.principal.kind === "share" && (imported || j.kind === "eval");
+      return { ...j, imported, ...(hidden ? { logTail: null, message: null } : {}) };
+    });
     return { ...branch, jobs, health, role, llm };
   }),
 } satisfies TRPCRouterRecord;

@@ -1,11 +1,13 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { Domain, RunStatus, type Prisma } from "@evotrainer/db";
+import { Domain, gateCalibrationForRun, RunStatus, type Prisma } from "@evotrainer/db";
 import { accessRun, protectedProcedure, userProcedure } from "../trpc.ts";
 import { fallbackPayloadSchema, llmCallPayloadSchema, proposerSettingsSchema } from "./llm-event-payloads.ts";
 import { sealedReleased } from "../auth/sealed-split.ts";
 import { int64Id } from "./ids.ts";
+import { sharedEventPayload } from "./shared-event-payload.ts";
 import { llmSpend } from "./llm-spend.ts";
+import { runRemoteRouter } from "./run-remote.ts";
 
 export const runListInput = z
   .object({
@@ -22,6 +24,7 @@ export type RunListInput = z.output<typeof runListInput>;
 const runId = z.object({ runId: z.string().min(1) });
 
 export const runRouter = {
+  ...runRemoteRouter,
   list: userProcedure.input(runListInput).query(async ({ ctx, input }) => {
     const where: Prisma.RunWhereInput = {
       organization: { memberships: { some: { userId: ctx.userId } } },
@@ -102,6 +105,12 @@ export const runRouter = {
     };
   }),
 
+  /** How often this run's gate promotes a null intervention (`evotrainer calibrate`), or null when never measured. */
+  gateCalibration: protectedProcedure.input(runId).query(async ({ ctx, input }) => {
+    await accessRun(ctx, input.runId);
+    return gateCalibrationForRun(ctx.db, input.runId);
+  }),
+
   /** The whole tree in one query of small rows; the page lays it out and collapses it. */
   tree: protectedProcedure.input(runId).query(async ({ ctx, input }) => {
     await accessRun(ctx, input.runId);
@@ -139,12 +148,21 @@ export const runRouter = {
     .input(runId.extend({ branchId: z.string().optional(), limit: z.number().int().min(1).max(500).default(100) }))
     .query(async ({ ctx, input }) => {
       await accessRun(ctx, input.runId);
-      return ctx.db.event.findMany({
+      const events = await ctx.db.event.findMany({
         where: { runId: input.runId, ...(input.branchId ? { branchId: input.branchId } : {}) },
         orderBy: { id: "desc" },
         take: input.limit,
         select: { id: true, branchId: true, type: true, actor: true, payload: true, createdAt: true, branch: { select: { version: true } } },
       });
+      // A person's actions are recorded as "user:<id>": shown by name (a share link sees "a team member").
+      const userIds = [...new Set(events.flatMap((e) => (e.actor.startsWith("user:") ? [e.actor.slice(5)] : [])))];
+      const names = new Map((await ctx.db.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true } })).map((u) => [`user:${u.id}`, u.name]));
+      const shared = ctx.principal.kind === "share";
+      return events.map((e) => ({
+        ...e,
+        actor: e.actor.startsWith("user:") ? (shared ? "a team member" : (names.get(e.actor) ?? "a former member")) : e.actor,
+        payload: shared ? (sharedEventPayload(e.payload) as typeof e.payload) : e.payload,
+      }));
     }),
 
   /**
@@ -188,7 +206,7 @@ export const runRouter = {
     .input(runId.extend({ branchIds: z.array(z.string().min(1)).min(1).max(8) }))
     .query(async ({ ctx, input }) => {
       await accessRun(ctx, input.runId);
-      const branches = await ctx.db.branch.findMany({ where: { runId: input.runId, id: { in: input.branchIds } }, select: { id: true, version: true } });
+      const branches = await ctx.db.branch.findMany({ where: { runId: input.runId, id: { in: input.branchIds } }, orderBy: { version: "asc" }, select: { id: true, version: true, kind: true, status: true, promotionScore: true } });
       const ids = branches.map((b) => b.id);
       // "sealed/…" series are the sealed split's scores: a share link sees them once they are released.
       const hideSealed = ctx.principal.kind === "share" && !(await sealedReleased(ctx.db, input.runId));

@@ -40,6 +40,26 @@ export function isSuccess(r: Rollout, invalid: ReadonlySet<string>, threshold: n
   return r.reward >= threshold && !invalid.has(r.uid);
 }
 
+/** The rollouts carrying each label (a rollout counts once however many detectors gave it), labels sorted. */
+export function labelledRollouts(labels: readonly Pick<Label, "label" | "rolloutUid">[], knownLabels: readonly string[] = []): Map<string, Set<string>> {
+  const labelUids = new Map<string, Set<string>>();
+  for (const l of knownLabels) labelUids.set(l, new Set());
+  for (const l of labels) {
+    const set = labelUids.get(l.label) ?? new Set<string>();
+    set.add(l.rolloutUid);
+    labelUids.set(l.label, set);
+  }
+  return new Map([...labelUids].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * A branch's label rates: labelled rollouts over all rollouts of the window. The one definition the
+ * health report (diagnosis, backtest, verdict), the run report and the dashboard share.
+ */
+export function labelRates(rollouts: number, labelUids: ReadonlyMap<string, ReadonlySet<string>>): Record<string, number> {
+  return Object.fromEntries([...labelUids].map(([label, uids]) => [label, rollouts === 0 ? 0 : uids.size / rollouts]));
+}
+
 export function computeMetrics(
   rollouts: readonly Rollout[],
   labels: readonly Label[],
@@ -56,20 +76,13 @@ export function computeMetrics(
   const groups = [...groupBy(rollouts, (r) => r.groupId).values()].filter((g) => g.length >= 2);
   const dead = groups.filter((g) => std(g.map((r) => r.reward)) === 0);
 
-  const labelUids = new Map<string, Set<string>>();
-  for (const l of options.knownLabels ?? []) labelUids.set(l, new Set());
-  for (const l of labels) {
-    const set = labelUids.get(l.label) ?? new Set<string>();
-    set.add(l.rolloutUid);
-    labelUids.set(l.label, set);
-  }
   const n = rollouts.length;
-  const label_rate: Record<string, number> = {};
+  const labelUids = labelledRollouts(labels, options.knownLabels);
+  const label_rate = labelRates(n, labelUids);
   const label_count: Record<string, number> = {};
   const labelExamples: Record<string, string[]> = {};
-  for (const [label, uids] of [...labelUids].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [label, uids] of labelUids) {
     label_count[label] = uids.size;
-    label_rate[label] = n === 0 ? 0 : uids.size / n;
     labelExamples[label] = [...uids].slice(0, maxExamples);
   }
 

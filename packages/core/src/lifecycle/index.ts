@@ -1,2 +1,5 @@
 export * from "./statuses.ts";
 export * from "./decision-rules.ts";
+export * from "./approval-guard.ts";
+export * from "./veto-override.ts";
+export * from "./run-control.ts";

@@ -2,11 +2,11 @@
  * Every status a run, branch or job can be in, and which of them are still open. The worker, the API,
  * the CLI and the dashboard all read these lists; none keeps its own.
  */
-export const RUN_STATUSES = ["pending", "running", "paused", "finishing", "completed", "failed", "cancelled"] as const;
+export const RUN_STATUSES = ["pending", "running", "paused", "stopping", "finishing", "completed", "failed", "cancelled"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const SETTLED_RUN_STATUSES = ["completed", "failed", "cancelled"] as const satisfies readonly RunStatus[];
-/** Runs the reconciler keeps moving: searching, or finishing with the sealed evaluation. */
-export const RECONCILED_RUN_STATUSES = ["running", "finishing"] as const satisfies readonly RunStatus[];
+/** Runs the reconciler keeps moving: searching, cancelling jobs for a stop, or finishing with the sealed evaluation. */
+export const RECONCILED_RUN_STATUSES = ["running", "stopping", "finishing"] as const satisfies readonly RunStatus[];
 
 export const BRANCH_STATUSES = [
   "proposed", "queued", "training", "evaluating", "awaiting_decision", "promoted", "rejected", "vetoed", "failed", "cancelled",

@@ -1,4 +1,5 @@
 import type { Prisma } from "../generated/prisma/client.ts";
+import { enqueueNotification } from "./notifications.ts";
 
 export type Tx = Prisma.TransactionClient;
 
@@ -26,15 +27,30 @@ export type EventType =
   | "skill"
   | "run_finishing"
   | "run_finished"
+  // A person's run control (approver or admin), each with its actor; a stop's jobs are then cancelled by the worker.
+  | "run_paused"
+  | "run_resumed"
+  | "run_stop_requested"
+  | "run_stopped"
+  | "job_cancel_requested"
+  | "job_cancelled"
+  | "budget_extended"
   // The LLM proposer's: each call, each fallback to the rule-based proposer, each replay of its detectors.
   | "llm_call"
   | "proposer_fallback"
-  | "llm_detectors";
+  | "llm_detectors"
+  // The run's spend crossed 80% of its GPU budget; recorded once per run.
+  | "budget_80";
 
-/** Appends one row to the run's ledger (the table rejects updates). */
-export function recordEvent(
+/**
+ * Appends one row to the run's ledger (the table rejects updates), and, for events that notify,
+ * its outbox row in the same transaction so no notification is lost or sent for a rolled-back event.
+ */
+export async function recordEvent(
   tx: Tx,
   event: { runId: string; branchId?: string | null; type: EventType; actor: string; payload: Prisma.InputJsonValue },
 ): Promise<unknown> {
-  return tx.event.create({ data: { ...event, branchId: event.branchId ?? null } });
+  const row = await tx.event.create({ data: { ...event, branchId: event.branchId ?? null } });
+  await enqueueNotification(tx, event);
+  return row;
 }

@@ -5,4 +5,26 @@ export { loadHarnessVersion, registerHarnessVersion } from "./harness-versions.t
 export { listGpuNodes, sshPrivateKeyOf, upsertGpuNode, upsertKubernetesPool, type GpuNodeInput, type GpuNodeSummary, type SshKeySource } from "./gpu-nodes.ts";
 export { json } from "./json.ts";
 export { buildRunReport, type RunReport } from "./run-report.ts";
-export { recordDecision, type DecisionActor, type DecisionRecord, type DecisionRequest } from "./decisions.ts";
+export { applyRunControl, requestedStop, requestJobCancel } from "./run-control.ts";
+export { overridePolicyVeto, recordDecision, type DecisionActor, type DecisionRecord, type DecisionRequest, type VetoOverrideRecord } from "./decisions.ts";
+export {
+  acceptInvitation,
+  cancelInvitation,
+  changeMemberRole,
+  completePasswordReset,
+  createInvitation,
+  createPasswordReset,
+  findInvitation,
+  findPasswordReset,
+  listMembers,
+  removeMember,
+  type MemberRefusal,
+  type MemberRow,
+  type PendingInvitation,
+} from "./members.ts";
+export {
+  createWebhook, listWebhooks, deleteWebhook, openWebhook, enqueueNotification, writeOutbox, relayOutbox, createTestDelivery, loadDelivery, recordAttempt, pendingDeliveries, listDeliveries, webhookInputSchema,
+  type WebhookInput, type WebhookSummary, type OpenedWebhook, type DeliveryWork, type AttemptResult, type DeliveryLogEntry,
+} from "./notifications.ts";
+export { gateCalibrationForRun, recordGateCalibration, type GateCalibrationInput, type GateCalibrationRecord } from "./gate-calibrations.ts";
+export { branchLabelRates } from "./label-rates.ts";

@@ -1,5 +1,6 @@
 import { llmSettingsSchema, runConfigSchema } from "@evotrainer/core";
 import type { Database } from "../client.ts";
+import { branchLabelRates } from "./label-rates.ts";
 
 /** Tokens and estimated dollars of LLM proposer calls, summed from their `llm_call` events. */
 export interface LlmSpend {
@@ -39,7 +40,7 @@ export interface RunReport {
     factor: string | null;
     provenance: string | null;
     hypothesis: string | null;
-    backtest: { predictedEffect: number; rank: number | null; deadGroupsRescued: number | null } | null;
+    backtest: { predictedEffect: number; realisedEffect: number | null; rank: number | null; deadGroupsRescued: number | null } | null;
     trainReward: number | null;
     promotionScore: number | null;
     verdict: { promoted: boolean; checks: { name: string; passed: boolean; blocking: boolean; detail: string; value: unknown; limit: unknown }[]; ci: [number | null, number | null] } | null;
@@ -80,10 +81,7 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
     orderBy: { step: "desc" },
     distinct: ["branchId"],
   });
-  const lastSteps = await db.labelStat.groupBy({ by: ["branchId"], where: { branchId: { in: branchIds }, split: "train" }, _max: { step: true } });
-  const labelStats = await db.labelStat.findMany({
-    where: { OR: lastSteps.map((s) => ({ branchId: s.branchId, split: "train" as const, step: s._max.step ?? 0 })) },
-  });
+  const labelRates = await branchLabelRates(db, branchIds);
   const sealed = (run.finalReport as { sealed?: { score: number; branchId: string } | null } | null)?.sealed ?? null;
   const spend = await llmSpendByBranch(db, run.id);
   const fallbacks = await db.event.count({ where: { runId: run.id, type: "proposer_fallback" } });
@@ -123,7 +121,7 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
         provenance: b.intervention?.provenance ?? null,
         hypothesis: b.intervention?.hypothesis ?? null,
         backtest: b.intervention?.backtest
-          ? { predictedEffect: b.intervention.backtest.predictedEffect, rank: b.intervention.backtest.rank, deadGroupsRescued: report?.deadGroups?.rescued ?? null }
+          ? { predictedEffect: b.intervention.backtest.predictedEffect, realisedEffect: b.intervention.backtest.realisedEffect, rank: b.intervention.backtest.rank, deadGroupsRescued: report?.deadGroups?.rescued ?? null }
           : null,
         trainReward: rewards.find((r) => r.branchId === b.id)?.value ?? null,
         promotionScore: b.promotionScore,
@@ -143,7 +141,7 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
             }
           : null,
         decision: decision ? { kind: decision.kind, actor: decision.actorType, reason: decision.reason } : null,
-        labels: Object.fromEntries(labelStats.filter((s) => s.branchId === b.id && s.total > 0).map((s) => [s.label, s.count / s.total])),
+        labels: labelRates.get(b.id) ?? {},
       };
     }),
     skills: run.organization.skills.map((s) => ({ name: s.name, trigger: s.trigger, successes: s.successCount, failures: s.failureCount })),

@@ -22,6 +22,9 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           <a href="/harness">Harness</a>
           <a href="/skills">Skills</a>
           <a href="/nodes">Nodes</a>
+          <a href="/settings/members">Members</a>
+          <a href="/settings/api-keys">API keys</a>
+          <a href="/settings/notifications">Notifications</a>
         </nav>
         <span className="spacer" />
         <span className="muted" data-testid="signed-in-as">

@@ -5,7 +5,7 @@ import type { RunListInput } from "@evotrainer/api";
 
 type Input = RunListInput;
 
-const STATUSES = ["pending", "running", "paused", "finishing", "completed", "failed", "cancelled"];
+const STATUSES = ["pending", "running", "paused", "stopping", "finishing", "completed", "failed", "cancelled"];
 const DOMAINS = ["math", "code", "swe", "custom"];
 
 /** Filter and sort live in the URL, so a filtered view can be bookmarked and shared. */

@@ -3,18 +3,28 @@
 import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
-import { fmtDelta, fmtDollars, fmtScore, fmtTime, fmtTokens } from "../format";
+import { fmtDollars, fmtScore, fmtTime, fmtTokens } from "../format";
 import { QueryState } from "../query-state";
 import { StatusBadge } from "../status-badge";
 import { DecisionPanel } from "./decision-panel";
-import { NumbersTable } from "./numbers-table";
+import { evidenceSummary } from "../rollouts/evidence-summary";
+import { BacktestPanel } from "./backtest-panel";
+import { CancelJobButton } from "./cancel-job-button";
+import { VetoOverridePanel } from "./veto-override-panel";
 import { recipeDiff } from "./recipe-diff";
+import { VerdictPanel, type Check } from "./verdict-panel";
 
 type Branch = RouterOutputs["branch"]["byId"];
-type Check = { name: string; passed: boolean; detail: string; numbers?: Record<string, unknown>; blocking?: boolean };
 type Finding = { id?: string; level?: string; message?: string; evidence?: unknown };
 
 const WAITING = ["awaiting_decision", "proposed"];
+
+/** The intervention's expected effect ({direction, size?, note?} on its target metric) as a sentence. */
+function expectedInWords(metric: string, effect: unknown): string {
+  const e = effect as { direction?: string; size?: number; note?: string } | null;
+  if (!e?.direction) return "—";
+  return `${metric} goes ${e.direction}${typeof e.size === "number" ? ` by about ${e.size}` : ""}${e.note ? ` (${e.note})` : ""}`;
+}
 
 function HealthReport({ health }: { health: Branch["health"] }) {
   const layers = (health?.payload as { layers?: Record<string, Finding[] | Record<string, Finding>> } | null)?.layers;
@@ -33,7 +43,7 @@ function HealthReport({ health }: { health: Branch["health"] }) {
                 {list.map((f, i) => (
                   <li key={f.id ?? i}>
                     <span className={`pill level-${f.level}`}>{f.level}</span> {f.id} {f.message}
-                    {f.evidence !== undefined && <code className="evidence-json">{JSON.stringify(f.evidence)}</code>}
+                    {f.evidence !== undefined && <span className="muted evidence-summary">{evidenceSummary(f.evidence)}</span>}
                   </li>
                 ))}
               </ul>
@@ -45,11 +55,22 @@ function HealthReport({ health }: { health: Branch["health"] }) {
   );
 }
 
+/** The checks that block promotion and failed: what an approval would override. */
+function failedChecksOf(checks: Check[]) {
+  return checks.filter((c) => !c.passed && c.blocking !== false).map((c) => ({ name: c.name, detail: c.detail }));
+}
+
 function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly: boolean }) {
   const intervention = b.intervention;
   const backtest = intervention?.backtest;
   const checks = (b.verdict?.checks ?? []) as Check[];
-  const canDecide = !readOnly && (b.role === "approver" || b.role === "admin") && WAITING.includes(b.status);
+  // A recorded decision waits for the worker to apply it: nothing is left to decide meanwhile.
+  const decidedAlready = b.decisions.some((d) => (b.status === "proposed" ? d.stage === "design" : d.stage === "completion"));
+  const canControl = !readOnly && (b.role === "approver" || b.role === "admin");
+  const canDecide = !readOnly && (b.role === "approver" || b.role === "admin") && WAITING.includes(b.status) && !decidedAlready;
+  // Decisions come newest first: the policy's veto is open to a person's override until one is made.
+  const lastCompletion = b.decisions.find((d) => d.stage === "completion");
+  const canOverride = !readOnly && (b.role === "approver" || b.role === "admin") && b.status === "rejected" && lastCompletion?.actorType === "policy" && lastCompletion.kind === "veto";
   const diff = recipeDiff(b.parent?.recipe.canonical ?? null, b.recipe.canonical);
   return (
     <>
@@ -57,7 +78,8 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
         <a href={basePath}>← {b.run.name}</a>
         <h1>Branch v{b.version}</h1>
         <StatusBadge status={b.status} />
-        {b.run.bestBranchId === b.id && <span className="pill best">best so far</span>}
+        {b.run.bestBranchId === b.id &&
+          (b.status === "promoted" ? <span className="pill best">best so far</span> : <span className="pill" title="the run's first branch is every later branch's reference, whatever its own verdict">reference</span>)}
         <span className="muted">
           round {b.round} · score {fmtScore(b.promotionScore)} · GPU {Math.round(b.gpuSecondsUsed)} s
           {b.llm.calls > 0 && (
@@ -74,7 +96,13 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
       {canDecide && (
         <section className="panel">
           <h3>Decision</h3>
-          <DecisionPanel branchId={b.id} />
+          <DecisionPanel branchId={b.id} failedChecks={b.status === "awaiting_decision" ? failedChecksOf(checks) : []} />
+        </section>
+      )}
+      {canOverride && (
+        <section className="panel">
+          <h3>Decision</h3>
+          <VetoOverridePanel branchId={b.id} policyReason={lastCompletion.reason} failedChecks={failedChecksOf(checks)} />
         </section>
       )}
       <div className="two-col">
@@ -89,9 +117,7 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
                 <dt>targets</dt>
                 <dd>{intervention.targetMetric}</dd>
                 <dt>expected</dt>
-                <dd>
-                  <code>{JSON.stringify(intervention.expectedEffect)}</code>
-                </dd>
+                <dd>{expectedInWords(intervention.targetMetric, intervention.expectedEffect)}</dd>
                 <dt>falsified if</dt>
                 <dd>{intervention.falsification}</dd>
                 <dt>provenance</dt>
@@ -123,66 +149,12 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
         </section>
         <section className="panel" data-testid="backtest">
           <h3>Backtest</h3>
-          {backtest ? (
-            <>
-              <dl className="facts">
-                <dt>predicted effect</dt>
-                <dd>{fmtDelta(backtest.predictedEffect)}</dd>
-                <dt>realised effect</dt>
-                <dd>{fmtDelta(backtest.realisedEffect)}</dd>
-                <dt>rank</dt>
-                <dd>
-                  {backtest.rank ?? "—"} {backtest.kept ? "(kept)" : "(not kept)"}
-                </dd>
-              </dl>
-              <NumbersTable value={backtest.report} testId="backtest-report" />
-            </>
-          ) : (
-            <p className="muted">No backtest for this branch.</p>
-          )}
+          {backtest ? <BacktestPanel backtest={backtest} trained={b.verdict !== null} /> : <p className="muted">No backtest: {intervention ? "the intervention was not replayed before training." : "the base branch has no intervention to replay."}</p>}
         </section>
       </div>
       <section className="panel" data-testid="verdict">
         <h3>Verdict</h3>
-        {b.verdict ? (
-          <>
-            <p>
-              <span className={`pill ${b.verdict.passed ? "ok" : "bad"}`}>{b.verdict.passed ? "passed" : "failed"}</span> promotion score {fmtScore(b.verdict.promotionScore)} · parent{" "}
-              {fmtScore(b.verdict.parentScore)} · best {fmtScore(b.verdict.bestScore)} · Δ vs parent {fmtDelta(b.verdict.deltaVsParent)} · bootstrap CI [
-              {fmtDelta(b.verdict.ciLow)}, {fmtDelta(b.verdict.ciHigh)}]
-            </p>
-            <table className="runs compact">
-              <thead>
-                <tr>
-                  <th>Check</th>
-                  <th>Result</th>
-                  <th>Detail</th>
-                  <th>Numbers</th>
-                </tr>
-              </thead>
-              <tbody>
-                {checks.map((c) => (
-                  <tr key={c.name}>
-                    <td>{c.name}</td>
-                    <td>
-                      {c.blocking === false ? (
-                        <span className="pill" title="shown as context; it does not decide the promotion">context</span>
-                      ) : (
-                        <span className={`pill ${c.passed ? "ok" : "bad"}`}>{c.passed ? "pass" : "fail"}</span>
-                      )}
-                    </td>
-                    <td>{c.detail}</td>
-                    <td>
-                      <code>{JSON.stringify(c.numbers ?? {})}</code>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </>
-        ) : (
-          <p className="muted">No verdict yet: it is computed when training and evaluation finish.</p>
-        )}
+        {b.verdict ? <VerdictPanel verdict={b.verdict} /> : <p className="muted">No verdict yet: it is computed when training and evaluation finish.</p>}
       </section>
       <section className="panel">
         <h3>Health report</h3>
@@ -196,9 +168,16 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
           b.jobs.map((j) => (
             <div key={j.id} className="job">
               <p>
-                <strong>{j.kind}</strong> <StatusBadge status={j.state} /> {j.failureClass && <span className="pill bad">{j.failureClass}</span>} {j.executor}/{j.adapter}
+                <strong>{j.imported ? "import" : j.kind}</strong> <StatusBadge status={j.state} /> {j.failureClass && <span className="pill bad">{j.failureClass}</span>}{" "}
+                {j.imported ? `${j.adapter} rollouts` : `${j.executor}/${j.adapter}`}
                 {j.node ? ` on ${j.node.name}` : ""} · attempt {j.attempts}/{j.maxAttempts} · {Math.round(j.gpuSeconds)} GPU s · {fmtTime(j.startedAt)} → {fmtTime(j.finishedAt)}
                 {j.exitCode !== null ? ` · exit ${j.exitCode}` : ""}
+                {canControl && j.kind === "train" && ["pending", "submitted", "running"].includes(j.state) && (
+                  <>
+                    {" "}
+                    <CancelJobButton jobId={j.id} branchId={b.id} />
+                  </>
+                )}
               </p>
               {j.message && <p className="muted">{j.message}</p>}
               {j.logTail && <pre className="log">{j.logTail}</pre>}
@@ -215,6 +194,12 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
             {b.decisions.map((d) => (
               <li key={d.id}>
                 {fmtTime(d.createdAt)} <strong>{d.kind}</strong> at {d.stage} by {d.actorType === "policy" ? "the autonomy policy" : (d.user?.name ?? "a person")}
+                {/* A person's approval of a failed verdict is always an override (the API admits no other). */}
+                {d.kind === "approve" && d.actorType === "human" && d.stage === "completion" && b.verdict && !b.verdict.passed && (
+                  <span className="pill bad" data-testid="override-pill">
+                    override of the verdict
+                  </span>
+                )}
                 {d.reason ? `: ${d.reason}` : ""}
                 {d.instructions ? ` — instructions: ${d.instructions}` : ""}
               </li>

@@ -4,31 +4,56 @@ import { useState } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
 
-/** Approve, revise (instructions) or veto (reason required). Rendered only for approvers and admins. */
-export function DecisionPanel({ branchId, onDecided }: { branchId: string; onDecided?: () => void }) {
+export type FailedCheck = { name: string; detail: string };
+
+/**
+ * Approve, revise (instructions) or veto (reason required). Rendered only for approvers and admins.
+ * Against a failed verdict, approving is an override: the panel lists the failed checks and asks for
+ * the reason, which the audit keeps. The inbox drops the branch at once; a second click on a decided
+ * branch is answered "already decided" by the API, never an error.
+ */
+export function DecisionPanel({ branchId, failedChecks = [] }: { branchId: string; failedChecks?: FailedCheck[] }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [mode, setMode] = useState<"revise" | "veto" | null>(null);
+  const [mode, setMode] = useState<"approve" | "revise" | "veto" | null>(null);
   const [text, setText] = useState("");
+  const [decided, setDecided] = useState<string | null>(null);
+  const inboxKey = trpc.decision.inbox.queryKey();
   const options = {
-    onSuccess: () => {
+    onMutate: async () => {
+      await queryClient.cancelQueries({ queryKey: inboxKey });
+      queryClient.setQueryData(inboxKey, (items) => items?.filter((b) => b.id !== branchId));
+    },
+    onSuccess: (result: { alreadyDecided: boolean }, _input: unknown) => {
       setMode(null);
       setText("");
-      void queryClient.invalidateQueries();
-      onDecided?.();
+      setDecided(result.alreadyDecided ? "This branch was already decided." : "Decision recorded; the worker applies it.");
     },
+    onSettled: () => void queryClient.invalidateQueries(),
   };
   const approve = useMutation(trpc.decision.approve.mutationOptions(options));
   const revise = useMutation(trpc.decision.revise.mutationOptions(options));
   const veto = useMutation(trpc.decision.veto.mutationOptions(options));
   const error = approve.error ?? revise.error ?? veto.error;
   const pending = approve.isPending || revise.isPending || veto.isPending;
+  const override = failedChecks.length > 0;
 
+  if (decided) {
+    return (
+      <p className="muted" data-testid="decision-recorded">
+        {decided}
+      </p>
+    );
+  }
   return (
     <div className="decision-panel" data-testid="decision-panel">
       <div className="row">
-        <button className="btn primary" disabled={pending} onClick={() => approve.mutate({ branchId })}>
-          Approve
+        <button
+          className="btn primary"
+          disabled={pending}
+          onClick={() => (override ? setMode(mode === "approve" ? null : "approve") : approve.mutate({ branchId }))}
+        >
+          {override ? "Approve anyway…" : "Approve"}
         </button>
         <button className="btn" disabled={pending} onClick={() => setMode(mode === "revise" ? null : "revise")}>
           Revise…
@@ -42,16 +67,35 @@ export function DecisionPanel({ branchId, onDecided }: { branchId: string; onDec
           className="form"
           onSubmit={(e) => {
             e.preventDefault();
-            if (mode === "veto") veto.mutate({ branchId, reason: text });
+            if (mode === "approve") approve.mutate({ branchId, reason: text, approveAnyway: true });
+            else if (mode === "veto") veto.mutate({ branchId, reason: text });
             else revise.mutate({ branchId, instructions: text });
           }}
         >
+          {mode === "approve" && (
+            <div className="warning" role="alert" data-testid="override-warning">
+              <strong>
+                The verdict failed {failedChecks.length} check{failedChecks.length === 1 ? "" : "s"}. Approving promotes the branch anyway:
+              </strong>
+              <ul>
+                {failedChecks.map((c) => (
+                  <li key={c.name}>
+                    <strong>{c.name}</strong>: {c.detail}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
           <label>
-            {mode === "veto" ? "Reason for the veto (kept as negative evidence)" : "Instructions for the proposer"}
+            {mode === "approve"
+              ? "Why approve against the verdict? (kept in the audit with the checks overridden)"
+              : mode === "veto"
+                ? "Reason for the veto (kept as negative evidence)"
+                : "Instructions for the proposer"}
             <textarea value={text} onChange={(e) => setText(e.target.value)} required rows={3} />
           </label>
-          <button className="btn danger" type="submit" disabled={pending || text.trim() === ""}>
-            {mode === "veto" ? "Confirm veto" : "Send back with instructions"}
+          <button className={`btn ${mode === "approve" ? "primary" : "danger"}`} type="submit" disabled={pending || text.trim() === ""}>
+            {mode === "approve" ? "Approve anyway" : mode === "veto" ? "Confirm veto" : "Send back with instructions"}
           </button>
         </form>
       )}

@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
 import { fmtScore } from "../format";
 import { QueryState } from "../query-state";
+import { evidenceSummary } from "./evidence-summary";
 import { HighlightedText } from "./highlighted-text";
 import { TrajectoryView } from "./trajectory-view";
 
@@ -97,7 +98,7 @@ export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: str
                   {r.labels.map((l) => (
                     <li key={String(l.id)}>
                       <span className={`pill${l.detector.validity ? " bad" : ""}`}>{l.label}</span> {l.detector.key} v{l.detector.version}
-                      {l.detector.validity ? " (validity)" : ""} <code className="evidence-json">{JSON.stringify(l.evidence)}</code>
+                      {l.detector.validity ? " (validity)" : ""} <span className="muted evidence-summary">{evidenceSummary(l.evidence)}</span>
                       {l.review && <span className="pill">{l.review}</span>}
                       {canReview && (
                         <>
@@ -117,7 +118,7 @@ export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: str
               {r.prompt ? <HighlightedText text={r.prompt} labels={labels} /> : <p className="muted">Text not kept for this rollout.</p>}
               <h4>{r.trajectory ? "Trajectory" : "Response"}</h4>
               {r.trajectory ? (
-                <TrajectoryView trajectory={r.trajectory} />
+                <TrajectoryView trajectory={r.trajectory} labels={labels} />
               ) : r.response ? (
                 <HighlightedText text={r.response} labels={labels} />
               ) : (

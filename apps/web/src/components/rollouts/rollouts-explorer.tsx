@@ -52,6 +52,10 @@ export function RolloutsExplorer({ branchId, basePath, readOnly }: { branchId: s
   const params = useSearchParams();
   const { selected, ...filters } = useFilters();
   const [help, setHelp] = useState(false);
+  // Controlled, unlike the other fields: its options arrive after the form mounts, and an uncontrolled
+  // select would then show "any label" for a `?label=` from the URL and drop it on the next Apply.
+  const [label, setLabel] = useState(filters.label ?? "");
+  useEffect(() => setLabel(filters.label ?? ""), [filters.label]);
 
   const setParam = useCallback(
     (updates: Record<string, string | undefined>) => {
@@ -130,8 +134,9 @@ export function RolloutsExplorer({ branchId, basePath, readOnly }: { branchId: s
           <option>promotion</option>
         </select>
         <input name="step" type="number" min={0} placeholder="step" defaultValue={filters.step ?? ""} aria-label="Step" />
-        <select name="label" defaultValue={filters.label ?? ""} aria-label="Label">
+        <select name="label" value={label} onChange={(e) => setLabel(e.target.value)} aria-label="Label">
           <option value="">any label</option>
+          {filters.label && !labelCounts.data?.some((l) => l.label === filters.label) && <option value={filters.label}>{filters.label} (none here)</option>}
           {labelCounts.data?.map((l) => (
             <option key={l.label} value={l.label}>
               {l.label} ({l.count})

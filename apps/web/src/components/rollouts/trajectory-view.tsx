@@ -1,17 +1,45 @@
-type Turn = { role?: string; content?: unknown; tool_calls?: unknown; toolCalls?: unknown; name?: string };
+import { HighlightedText } from "./highlighted-text";
+import { trajectoryEvidence, type Labelled, type ToolCallView } from "./trajectory-evidence";
 
-/** A multi-turn trajectory: each turn with its role, text, and any tool calls or results. */
-export function TrajectoryView({ trajectory }: { trajectory: unknown }) {
-  const turns = (Array.isArray(trajectory) ? trajectory : ((trajectory as { turns?: unknown[] })?.turns ?? [])) as Turn[];
-  if (turns.length === 0) return <pre className="text-block">{JSON.stringify(trajectory, null, 2)}</pre>;
+function ToolCall({ call, quotes }: { call: ToolCallView; quotes: Labelled[] }) {
+  return (
+    <div className={`tool-call${call.labels.length ? " evidence" : ""}`} data-testid={call.labels.length ? "evidence-call" : "tool-call"}>
+      <p>
+        <strong>→ {call.name}</strong>{" "}
+        {call.labels.map((l) => (
+          <mark key={l} className="evidence">
+            {l}
+          </mark>
+        ))}
+      </p>
+      <dl className="tool-args">
+        {call.args.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{typeof v === "string" ? <HighlightedText text={v} labels={quotes} /> : <code>{JSON.stringify(v)}</code>}</dd>
+          </div>
+        ))}
+      </dl>
+    </div>
+  );
+}
+
+/** A multi-turn trajectory: each turn's text and tool calls, with every label's evidence marked where it sits. */
+export function TrajectoryView({ trajectory, labels = [] }: { trajectory: unknown; labels?: Labelled[] }) {
+  const turns = trajectoryEvidence(trajectory, labels);
+  if (!turns) return <pre className="text-block">{JSON.stringify(trajectory, null, 2)}</pre>;
+  // Quotes inside one argument's value (a command, a file's new text) are marked there too.
+  const quotes = labels.map((l) => ({ label: l.label, evidence: l.evidence }));
   return (
     <ol className="trajectory">
       {turns.map((t, i) => (
-        <li key={i} className={`turn role-${t.role ?? "unknown"}`}>
-          <strong>{t.role ?? "turn"}</strong>
-          {t.name ? ` (${t.name})` : ""}
-          <pre className="text-block">{typeof t.content === "string" ? t.content : JSON.stringify(t.content, null, 2)}</pre>
-          {(t.tool_calls ?? t.toolCalls) !== undefined && <pre className="text-block tool">{JSON.stringify(t.tool_calls ?? t.toolCalls, null, 2)}</pre>}
+        <li key={i} className={`turn role-${t.role}`}>
+          <strong>{t.role}</strong>
+          {t.toolName ? ` (${t.toolName})` : ""}
+          {t.content && <HighlightedText text={t.content} spans={t.spans} />}
+          {t.calls.map((c, j) => (
+            <ToolCall key={j} call={c} quotes={quotes} />
+          ))}
         </li>
       ))}
     </ol>

@@ -8,8 +8,10 @@ import { QueryState } from "../query-state";
 import { StatusBadge } from "../status-badge";
 import { BranchTree } from "./branch-tree";
 import { EventTimeline } from "./event-timeline";
+import { GateCalibrationCard } from "./gate-calibration-card";
 import { LlmCalls } from "./llm-calls";
 import { MetricCharts } from "./metric-charts";
+import { RunControlPanel } from "./run-control-panel";
 import { ShareLinksPanel } from "./share-links-panel";
 
 // The loop advances on its own; polling keeps the page live without a socket.
@@ -41,22 +43,25 @@ export function RunView({ runId, basePath, readOnly }: { runId: string; basePath
           const r = run.data!;
           const total = budgetSeconds(r.budget);
           return (
-            <header className="run-header">
-              <h1>{r.name}</h1>
-              <StatusBadge status={r.status} />
-              <span className="muted">
-                {r.domain} · base {r.basePolicy} · round {r.round} · GPU {Math.round(r.gpuSecondsUsed)} s{total ? ` / ${total} s` : ""}
-                {usesLlm && (
-                  <span data-testid="llm-spend">
-                    {" "}
-                    · LLM {fmtDollars(r.llm.dollars)}
-                    {r.llm.budgetDollars !== null ? ` / ${fmtDollars(r.llm.budgetDollars)}` : ""} ({r.llm.calls} calls, {fmtTokens(r.llm.inputTokens + r.llm.outputTokens)} tokens)
-                  </span>
-                )}{" "}
-                · best {fmtScore(branches.find((b) => b.id === r.bestBranchId)?.promotionScore)}
-              </span>
-              {readOnly && <span className="pill">read-only</span>}
-            </header>
+            <>
+              <header className="run-header">
+                <h1>{r.name}</h1>
+                <StatusBadge status={r.status} />
+                <span className="muted">
+                  {r.domain} · base {r.basePolicy} · round {r.round} · GPU {Math.round(r.gpuSecondsUsed)} s{total ? ` / ${total} s` : ""}
+                  {usesLlm && (
+                    <span data-testid="llm-spend">
+                      {" "}
+                      · LLM {fmtDollars(r.llm.dollars)}
+                      {r.llm.budgetDollars !== null ? ` / ${fmtDollars(r.llm.budgetDollars)}` : ""} ({r.llm.calls} calls, {fmtTokens(r.llm.inputTokens + r.llm.outputTokens)} tokens)
+                    </span>
+                  )}{" "}
+                  · best {fmtScore(branches.find((b) => b.id === r.bestBranchId)?.promotionScore)}
+                </span>
+                {readOnly && <span className="pill">read-only</span>}
+              </header>
+              {!readOnly && (r.role === "approver" || r.role === "admin") && <RunControlPanel runId={runId} status={r.status} budgetSeconds={total} />}
+            </>
           );
         }}
       </QueryState>
@@ -69,6 +74,7 @@ export function RunView({ runId, basePath, readOnly }: { runId: string; basePath
           {() => <BranchTree branches={branches} bestBranchId={tree.data!.bestBranchId} basePath={basePath} />}
         </QueryState>
       </section>
+      {run.data && <GateCalibrationCard runId={runId} domain={run.data.domain} />}
       <section>
         <h2>Metrics</h2>
         <div className="chips" aria-label="Branches in the charts">
@@ -82,6 +88,13 @@ export function RunView({ runId, basePath, readOnly }: { runId: string; basePath
               v{b.version}
             </label>
           ))}
+          {selected.length >= 2 ? (
+            <a className="btn small" data-testid="compare-selected" href={`${basePath}/compare?b=${selected.join(",")}`}>
+              Compare {selected.map((id) => `v${branches.find((b) => b.id === id)?.version ?? "?"}`).join(", ")} →
+            </a>
+          ) : (
+            <span className="muted">pick two or more to compare them side by side</span>
+          )}
         </div>
         {selected.length === 0 ? (
           <p className="muted">Pick branches to chart.</p>

@@ -47,7 +47,12 @@ export function ApprovalsInbox() {
                 ) : (
                   <p className="muted">No verdict.</p>
                 )}
-                {b.canDecide ? <DecisionPanel branchId={b.id} /> : <p className="muted">Viewers read; approvers and admins decide.</p>}
+                {b.canDecide ? (
+                  <DecisionPanel
+                    branchId={b.id}
+                    failedChecks={((b.verdict?.checks ?? []) as Check[]).filter((c) => !c.passed && c.blocking !== false).map((c) => ({ name: c.name, detail: c.detail }))}
+                  />
+                ) : <p className="muted">Viewers read; approvers and admins decide.</p>}
               </article>
             ))}
           </div>

@@ -1,5 +1,6 @@
 import { jobSchema, type Job } from "@evotrainer/contract";
-import { parseTrainerSettings, type RunConfig } from "@evotrainer/core";
+import { parseTrainerSettings } from "../trainer-settings.ts";
+import type { RunConfig } from "../run-config.ts";
 
 export interface JobPlan {
   jobId: string;

@@ -1,10 +1,11 @@
 // Gate validity trials: null interventions (the parent's recipe again, and a factor the gym's
 // trainer never reads) and known-real interventions, trained on the gym exactly as the loop trains
-// a round (job document from build-job.ts, job seed = run seed · 10000 + branch version, children
+// a round (job document from buildJob in packages/core, job seed = run seed · 10000 + branch version, children
 // from the parent's weights, R control replicates beside K = 2 candidates), judged by the real gate
-// (judgeRound + verdict). Used by tests/bench/gate-validity.ts and its CI-sized test.
+// (judgeRound + verdict). Used by `evotrainer calibrate`, tests/bench/gate-validity.ts and its CI-sized test.
 import {
   addControlRound,
+  compileHarness,
   DEFAULT_HEALTH_RULES,
   DETECTOR_CATALOG,
   judgeRound,
@@ -16,14 +17,12 @@ import {
   type Recipe,
   type RunConfig,
 } from "@evotrainer/core";
-import type { Policy } from "@evotrainer/gym";
+import { GYM_DOMAINS } from "../tasks/task.ts";
+import type { Policy } from "../policy.ts";
+import type { GymDomain } from "../tasks/task.ts";
 import { LabelStore } from "./branch-labels.ts";
 import { gateSide, type ScoredSide } from "./gate-side.ts";
 import { trainGymBranch, type TrainedGymBranch } from "./gym-branch.ts";
-import { compiled } from "./harness-check.ts";
-import { loadRunConfig } from "./run-config.ts";
-
-export type GymDomain = "math" | "code" | "swe";
 
 interface Arm {
   name: string;
@@ -108,24 +107,43 @@ export interface Outcome {
 export interface TrialOptions {
   trials: number;
   seed: number;
-  steps: number;
+  /** Training steps per branch; the config's search.stepsPerBranch when absent. */
+  steps?: number;
   tasksPerStep: number;
   replicates: number;
   /** Earlier rounds whose control replicates the noise floor carries, as a run's does after round 1. */
   carried: number;
   nulls?: boolean;
+  /** Called after each round of trials: rounds done of the total. */
+  onRound?: (done: number, total: number) => void;
 }
 
-export function runDomain(domain: GymDomain, o: TrialOptions) {
-  const { trials: TRIALS, seed: SEED, steps: STEPS, tasksPerStep: TASKS_PER_STEP, replicates: REPLICATES, carried: CARRIED } = o;
+/** Candidates per round beside the control replicates, as the loop's rounds hold (Holm over K). */
+export const TRIAL_CANDIDATES = 2;
+
+export class NotAGymDomainError extends Error {
+  constructor(domain: string) {
+    super(`gate calibration trains on the built-in gym, whose domains are ${GYM_DOMAINS.join(", ")}; this config's domain is "${domain}". Calibrate with a gym config (e.g. examples/gym-math.yaml) of the same gate settings.`);
+    this.name = "NotAGymDomainError";
+  }
+}
+
+export const isGymDomain = (domain: string): domain is GymDomain => (GYM_DOMAINS as readonly string[]).includes(domain);
+
+/** Null and known-real interventions on a run config's gym domain, judged by the real gate. */
+export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
+  const domain = runConfig.domain;
+  if (!isGymDomain(domain)) throw new NotAGymDomainError(domain);
+  const { trials: TRIALS, seed: SEED, tasksPerStep: TASKS_PER_STEP, replicates: REPLICATES, carried: CARRIED } = o;
   const setup = DOMAINS[domain];
-  const config = loadRunConfig(`examples/gym-${domain}.yaml`, (c) => {
-    setup.base(c);
-    c.seed = SEED;
-    c.search.stepsPerBranch = STEPS;
-  });
+  const config = structuredClone(runConfig);
+  setup.base(config);
+  config.seed = SEED;
+  if (o.steps !== undefined) config.search.stepsPerBranch = o.steps;
   const adapter = { tasksPerStep: TASKS_PER_STEP, miniBatches: 2 };
-  const harness = compiled({ version: 1, detectors: DETECTOR_CATALOG.filter((d) => d.domains.includes(domain)), healthRules: [...DEFAULT_HEALTH_RULES], gate: config.gate });
+  const compiledHarness = compileHarness({ version: 1, detectors: DETECTOR_CATALOG.filter((d) => d.domains.includes(domain)), healthRules: [...DEFAULT_HEALTH_RULES], gate: config.gate });
+  if (!compiledHarness.ok) throw new Error(`the ${domain} catalog harness does not compile: ${compiledHarness.rejections.map((r) => r.message).join("; ")}`);
+  const harness = compiledHarness.harness;
   const labels = new LabelStore(domain);
   const side = (b: TrainedGymBranch, id: string, recipe: Recipe): ScoredSide =>
     gateSide({ id, train: b.train, promotion: b.promotion, maxResponseTokens: recipe.algo.maxResponseTokens }, harness, labels);
@@ -149,6 +167,7 @@ export function runDomain(domain: GymDomain, o: TrialOptions) {
   const outcomes: Outcome[] = [];
   const controlRounds: number[][] = [];
   const started = Date.now();
+  const totalRounds = kinds.length * TRIALS;
   for (const { arms, real } of kinds) {
     for (let t = 0; t < TRIALS; t++) {
       // One round: K candidates and R control replicates, all from the parent's weights.
@@ -177,6 +196,7 @@ export function runDomain(domain: GymDomain, o: TrialOptions) {
           threshold: vsControl.threshold,
         });
       });
+      o.onRound?.(controlRounds.length, totalRounds);
     }
   }
   const summary = [...new Set(outcomes.map((o) => `${o.real ? "real" : "null"}|${o.arm}`))].map((key) => {
@@ -201,6 +221,8 @@ export function runDomain(domain: GymDomain, o: TrialOptions) {
   const falsePromotions = nulls.filter((o) => o.scorePassed).length;
   return {
     domain,
+    // Rounded: 1 − 0.95 in floating point is 0.050000000000000044.
+    gate: { alpha: Number((1 - config.gate.confidence).toFixed(6)), replicates: REPLICATES, candidates: TRIAL_CANDIDATES, carried: CARRIED, steps: config.search.stepsPerBranch, tasksPerStep: TASKS_PER_STEP },
     parentScore: parent.side.score,
     seconds: (Date.now() - started) / 1000,
     falsePromotion: { k: falsePromotions, n: nulls.length, rate: falsePromotions / nulls.length, interval: wilson(falsePromotions, nulls.length) },

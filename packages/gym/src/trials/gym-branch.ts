@@ -1,12 +1,12 @@
 import { jobSchema, rolloutSchema, type Job, type Rollout } from "@evotrainer/contract";
-import type { Recipe, RunConfig } from "@evotrainer/core";
-import { basePolicy, createTraining, evaluateSplit, resolveSetup, type Policy } from "@evotrainer/gym";
-// The gym writes training rows with this function; the in-memory loop keeps the very same rows.
-import { rolloutRow } from "../../packages/gym/src/rollout-rows.ts";
-import { buildJob } from "../../apps/worker/src/loop/build-job.ts";
-
-/** Training steps whose rollouts describe how a branch behaves at the end of its training (gate-side.ts, propose.ts). */
-export const FINAL_TRAIN_STEPS = 3;
+import { buildJob, FINAL_TRAIN_STEPS, type Recipe, type RunConfig } from "@evotrainer/core";
+import { basePolicy } from "../domains.ts";
+import { evaluateSplit } from "../evaluate.ts";
+import { resolveSetup } from "../gym-config.ts";
+import type { Policy } from "../policy.ts";
+// The gym writes training rows with this function; trials keep the very same rows.
+import { rolloutRow } from "../rollout-rows.ts";
+import { createTraining } from "../training.ts";
 
 export interface GymBranchInput {
   config: RunConfig;
@@ -34,11 +34,11 @@ export interface TrainedGymBranch {
 
 /**
  * One branch's training job, in memory: the evo.job/v1 document the control plane would write
- * (build-job.ts), resolved and run like trainer.ts runs a job.json, minus the files.
+ * (buildJob), resolved and run like trainer.ts runs a job.json, minus the files.
  */
 export function trainGymBranch(input: GymBranchInput): TrainedGymBranch {
   const { config } = input;
-  // The job document the worker writes (build-job.ts), with the gym's adapter knobs added.
+  // The job document the worker writes (buildJob), with the gym's adapter knobs added.
   const job = jobSchema.parse({
     ...buildJob(config, {
       jobId: `${input.branchId}-train`,

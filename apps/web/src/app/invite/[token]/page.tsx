@@ -1,0 +1,38 @@
+import { findInvitation } from "@evotrainer/db";
+import { sha256Hex } from "@evotrainer/api";
+import { db } from "~/server/db";
+import { TRPCReactProvider } from "~/trpc/react";
+import { AcceptInvitationForm } from "./accept-invitation-form";
+
+export const dynamic = "force-dynamic";
+
+/** Where an invitation link lands: the only way to sign up. A dead link says why and what to do. */
+export default async function InvitePage({ params }: { params: Promise<{ token: string }> }) {
+  const { token } = await params;
+  const invitation = await findInvitation(db, sha256Hex(token), new Date());
+  return (
+    <main className="page narrow">
+      <h1>Join EvoTrainer</h1>
+      {invitation.outcome === "refused" ? (
+        <p className="error" role="alert" data-testid="link-refused">
+          {invitation.message[0]!.toUpperCase() + invitation.message.slice(1)}.
+        </p>
+      ) : (
+        <>
+          <p>
+            You are invited to <strong>{invitation.organizationName}</strong> as <strong>{invitation.role}</strong> ({roleMeaning[invitation.role]}).
+          </p>
+          <TRPCReactProvider>
+            <AcceptInvitationForm token={token} email={invitation.email} existingAccount={invitation.existingAccount} />
+          </TRPCReactProvider>
+        </>
+      )}
+    </main>
+  );
+}
+
+const roleMeaning = {
+  viewer: "reads runs, branches and rollouts",
+  approver: "reads runs; approves, revises and vetoes branches; shares runs",
+  admin: "everything an approver does, and manages the organization's members",
+} as const;

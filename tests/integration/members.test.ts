@@ -1,0 +1,299 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import { appRouter, createCallerFactory, createContext, verifyPassword } from "@evotrainer/api";
+import { createDatabase } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
+import { createProducerConnection, Producer } from "@evotrainer/queue";
+import { seedDashboard } from "../support/dashboard-seed.ts";
+import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+
+// A database of its own: members and decisions are written here.
+const database = await createTestDatabase(inject("databaseUrl"));
+const db = createDatabase(database.url);
+const redisUrl = inject("redisUrl");
+const prefix = testPrefix();
+const connection = createProducerConnection(redisUrl);
+const producer = new Producer(connection, prefix);
+const createCaller = createCallerFactory(appRouter);
+
+const as = (userId: string | null) => createCaller(createContext({ db, headers: new Headers(), sessionUserId: async () => userId, producer: () => producer }));
+const anonymous = () => as(null);
+const tokenOf = (path: string) => path.split("/").at(-1)!;
+
+async function statusOf(promise: Promise<unknown>): Promise<number> {
+  try {
+    await promise;
+    return 200;
+  } catch (error) {
+    if (!(error instanceof TRPCError)) throw error;
+    return getHTTPStatusCodeFromError(error);
+  }
+}
+
+async function passwordWorks(userId: string, password: string): Promise<boolean> {
+  const account = await db.account.findFirstOrThrow({ where: { userId, providerId: "credential" } });
+  return verifyPassword({ hash: account.password!, password });
+}
+
+let seed: Awaited<ReturnType<typeof seedDashboard>>;
+let orgId: string;
+
+beforeAll(async () => {
+  await connection.connect();
+  seed = await seedDashboard(db, "members");
+  orgId = seed.org.id;
+});
+
+afterAll(async () => {
+  await producer.close();
+  connection.disconnect();
+  await deleteKeys(redisUrl, `${prefix}:*`);
+  await db.$disconnect();
+  await database.drop();
+});
+
+describe("invitations", () => {
+  it("an admin's invitation link signs the invitee up once, with the invited role, and only its hash is stored", async () => {
+    const invited = await as(seed.users.admin.id).member.invite({ organizationId: orgId, email: "New.Approver@Example.test", role: "approver" });
+    const token = tokenOf(invited.path);
+    expect(invited.path).toMatch(/^\/invite\/evi_[A-Za-z0-9_-]{43}$/);
+    const row = await db.invitation.findUniqueOrThrow({ where: { id: invited.invitationId } });
+    expect(row.tokenHash).toBe(createHash("sha256").update(token).digest("hex"));
+    expect(JSON.stringify(row)).not.toContain(token.slice(4));
+
+    expect(await anonymous().member.invitation({ token })).toEqual({ organizationName: seed.org.name, email: "new.approver@example.test", role: "approver", existingAccount: false });
+    expect(await anonymous().member.acceptInvitation({ token, name: "New Approver", password: "a long enough password" })).toMatchObject({ email: "new.approver@example.test", role: "approver" });
+
+    const user = await db.user.findUniqueOrThrow({ where: { email: "new.approver@example.test" } });
+    expect(await passwordWorks(user.id, "a long enough password")).toBe(true);
+    const membership = await db.membership.findUniqueOrThrow({ where: { organizationId_userId: { organizationId: orgId, userId: user.id } } });
+    expect(membership.role).toBe("approver");
+    // The role applies at once: the new approver decides the seeded branch awaiting a decision.
+    expect((await as(user.id).run.byId({ runId: seed.run.id })).role).toBe("approver");
+
+    // Single use: the same link again is refused, and no second account appears.
+    const again = anonymous().member.acceptInvitation({ token, name: "Someone Else", password: "another long password" });
+    await expect(again).rejects.toMatchObject({ code: "UNAUTHORIZED", message: expect.stringContaining("already used") });
+    expect(await db.user.count({ where: { email: "new.approver@example.test" } })).toBe(1);
+    expect(await passwordWorks(user.id, "a long enough password")).toBe(true);
+  });
+
+  it("an expired link is refused with what to do, and creates nothing", async () => {
+    const invited = await as(seed.users.admin.id).member.invite({ organizationId: orgId, email: "late@example.test", role: "viewer" });
+    await db.invitation.update({ where: { id: invited.invitationId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const token = tokenOf(invited.path);
+    await expect(anonymous().member.invitation({ token })).rejects.toMatchObject({ code: "UNAUTHORIZED", message: expect.stringContaining("expired: ask an admin for a new one") });
+    expect(await statusOf(anonymous().member.acceptInvitation({ token, name: "Late", password: "a long enough password" }))).toBe(401);
+    expect(await db.user.count({ where: { email: "late@example.test" } })).toBe(0);
+  });
+
+  it("a newer invitation replaces the older link, and a made-up or missing token is 401", async () => {
+    const first = await as(seed.users.admin.id).member.invite({ organizationId: orgId, email: "twice@example.test", role: "viewer" });
+    const second = await as(seed.users.admin.id).member.invite({ organizationId: orgId, email: "twice@example.test", role: "approver" });
+    expect(await statusOf(anonymous().member.invitation({ token: tokenOf(first.path) }))).toBe(401);
+    expect((await anonymous().member.invitation({ token: tokenOf(second.path) })).role).toBe("approver");
+    expect(await statusOf(anonymous().member.acceptInvitation({ token: "evi_made-up", name: "x", password: "a long enough password" }))).toBe(401);
+    expect(await statusOf(anonymous().member.acceptInvitation({ name: "x", password: "a long enough password" } as never))).toBe(401);
+  });
+
+  it("a short password is refused before anything is created, and the link still works after", async () => {
+    const invited = await as(seed.users.admin.id).member.invite({ organizationId: orgId, email: "short@example.test", role: "viewer" });
+    const token = tokenOf(invited.path);
+    await expect(anonymous().member.acceptInvitation({ token, name: "Short", password: "short" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect(await db.user.count({ where: { email: "short@example.test" } })).toBe(0);
+    expect((await anonymous().member.invitation({ token })).email).toBe("short@example.test");
+  });
+
+  it("refuses inviting an existing member, and anyone but an admin", async () => {
+    await expect(as(seed.users.admin.id).member.invite({ organizationId: orgId, email: seed.users.viewer.email, role: "admin" })).rejects.toMatchObject({ code: "CONFLICT" });
+    expect(await statusOf(as(seed.users.approver.id).member.invite({ organizationId: orgId, email: "x@example.test", role: "admin" }))).toBe(403);
+    expect(await statusOf(as(seed.users.viewer.id).member.invite({ organizationId: orgId, email: "x@example.test", role: "viewer" }))).toBe(403);
+    expect(await db.invitation.count({ where: { email: "x@example.test" } })).toBe(0);
+  });
+});
+
+describe("roles and removal", () => {
+  it("the list shows members to every member, invitations to admins only", async () => {
+    const byAdmin = await as(seed.users.admin.id).member.list({ organizationId: orgId });
+    expect(byAdmin.members.map((m) => m.role).slice(0, 1)).toEqual(["admin"]);
+    expect(byAdmin.invitations.length).toBeGreaterThan(0);
+    const byViewer = await as(seed.users.viewer.id).member.list({ organizationId: orgId });
+    expect(byViewer).toMatchObject({ callerRole: "viewer", invitations: [] });
+    expect(byViewer.members.map((m) => m.email)).toContain(seed.users.admin.email);
+  });
+
+  it("an admin changes a role, which applies to the next request", async () => {
+    const other = await seedDashboard(db, "roles");
+    const admin = as(other.users.admin.id);
+    expect(await admin.member.changeRole({ organizationId: other.org.id, userId: other.users.viewer.id, role: "approver" })).toMatchObject({ from: "viewer", to: "approver" });
+    expect((await as(other.users.viewer.id).run.byId({ runId: other.run.id })).role).toBe("approver");
+    expect(await statusOf(as(other.users.approver.id).member.changeRole({ organizationId: other.org.id, userId: other.users.viewer.id, role: "admin" }))).toBe(403);
+  });
+
+  it("the last admin can be neither demoted nor removed; with a second admin, they can", async () => {
+    const other = await seedDashboard(db, "last-admin");
+    const admin = as(other.users.admin.id);
+    const organizationId = other.org.id;
+    await expect(admin.member.changeRole({ organizationId, userId: other.users.admin.id, role: "viewer" })).rejects.toMatchObject({
+      code: "PRECONDITION_FAILED",
+      message: "the last admin cannot be made viewer: make another member admin first",
+    });
+    await expect(admin.member.remove({ organizationId, userId: other.users.admin.id })).rejects.toMatchObject({ message: expect.stringContaining("the last admin cannot be removed") });
+    expect((await db.membership.findFirstOrThrow({ where: { organizationId, userId: other.users.admin.id } })).role).toBe("admin");
+
+    await admin.member.changeRole({ organizationId, userId: other.users.approver.id, role: "admin" });
+    expect(await admin.member.changeRole({ organizationId, userId: other.users.admin.id, role: "viewer" })).toMatchObject({ to: "viewer" });
+  });
+
+  it("a removed member loses the organization's runs, sessions and API keys", async () => {
+    const other = await seedDashboard(db, "remove");
+    const viewerId = other.users.viewer.id;
+    const key = await as(viewerId).apiKey.create({ name: "laptop" });
+    await db.session.create({ data: { userId: viewerId, token: `session-${viewerId}`, expiresAt: new Date(Date.now() + 3_600_000) } });
+    expect(await as(other.users.admin.id).member.remove({ organizationId: other.org.id, userId: viewerId })).toEqual({ userId: viewerId, email: other.users.viewer.email });
+    expect(await statusOf(as(viewerId).run.byId({ runId: other.run.id }))).toBe(404);
+    expect(await db.session.count({ where: { userId: viewerId } })).toBe(0);
+    const keyed = createCaller(createContext({ db, headers: new Headers({ authorization: `Bearer ${key.key}` }), sessionUserId: async () => null, producer: () => producer }));
+    expect(await statusOf(keyed.run.list())).toBe(401);
+    await expect(as(other.users.admin.id).member.remove({ organizationId: other.org.id, userId: viewerId })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});
+
+describe("password reset by link", () => {
+  it("sets a new password once, signs the person out, and is refused after use or expiry", async () => {
+    const approverId = seed.users.approver.id;
+    await db.session.create({ data: { userId: approverId, token: `session-${approverId}`, expiresAt: new Date(Date.now() + 3_600_000) } });
+    const reset = await as(seed.users.admin.id).member.createPasswordReset({ organizationId: orgId, userId: approverId });
+    expect(reset.path).toMatch(/^\/reset-password\/evr_/);
+    const token = tokenOf(reset.path);
+    expect(await db.verification.count({ where: { value: approverId, identifier: { contains: token } } })).toBe(0);
+
+    expect(await anonymous().member.passwordReset({ token })).toEqual({ email: seed.users.approver.email });
+    // The web app lifts the account's sign-in lockout through this hook; here it records whom it was told about.
+    const lockoutsLifted: string[] = [];
+    const resetter = createCaller(createContext({ db, headers: new Headers(), sessionUserId: async () => null, producer: () => producer, passwordSet: async (email) => void lockoutsLifted.push(email) }));
+    expect(await resetter.member.completePasswordReset({ token, password: "a brand new password" })).toEqual({ email: seed.users.approver.email });
+    expect(lockoutsLifted).toEqual([seed.users.approver.email]);
+    expect(await passwordWorks(approverId, "a brand new password")).toBe(true);
+    expect(await db.session.count({ where: { userId: approverId } })).toBe(0);
+    expect(await statusOf(anonymous().member.completePasswordReset({ token, password: "yet another password" }))).toBe(401);
+    expect(await passwordWorks(approverId, "a brand new password")).toBe(true);
+
+    const late = await as(seed.users.admin.id).member.createPasswordReset({ organizationId: orgId, userId: approverId });
+    await db.verification.updateMany({ where: { value: approverId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await expect(anonymous().member.completePasswordReset({ token: tokenOf(late.path), password: "a long enough password" })).rejects.toMatchObject({ message: expect.stringContaining("expired") });
+    expect(await statusOf(as(seed.users.approver.id).member.createPasswordReset({ organizationId: orgId, userId: seed.users.viewer.id }))).toBe(403);
+  });
+});
+
+describe("decision guard rails", () => {
+  it("refuses approving a failed verdict without the override and a reason, then records the override", async () => {
+    const other = await seedDashboard(db, "override");
+    const branchId = other.branches.v2.id; // awaiting a decision; its verdict failed main_score_vs_parent
+    const approver = as(other.users.approver.id);
+    await expect(approver.decision.approve({ branchId })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("main_score_vs_parent") });
+    await expect(approver.decision.approve({ branchId, approveAnyway: true, reason: "  " })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect(await db.decision.count({ where: { branchId } })).toBe(0);
+
+    const approved = await approver.decision.approve({ branchId, approveAnyway: true, reason: "the drop is inside the noise floor" });
+    expect(approved).toMatchObject({ alreadyDecided: false });
+    const event = await db.event.findFirstOrThrow({ where: { branchId, type: "decision" } });
+    expect(event.payload).toMatchObject({ kind: "approve", reason: "the drop is inside the noise floor", override: { kind: "failed_verdict", failedChecks: ["main_score_vs_parent"] } });
+    expect(event.actor).toBe(`user:${other.users.approver.id}`);
+  });
+
+  it("a second identical decision answers already decided; a different one is a conflict", async () => {
+    const other = await seedDashboard(db, "idempotent");
+    const branchId = other.branches.v1.id;
+    const first = await as(other.users.approver.id).decision.approve({ branchId, reason: "clean win" });
+    const second = await as(other.users.admin.id).decision.approve({ branchId, reason: "clean win" });
+    expect(second).toEqual({ decisionId: first.decisionId, status: "awaiting_decision", enqueued: false, alreadyDecided: true });
+    expect(await statusOf(as(other.users.admin.id).decision.veto({ branchId, reason: "no" }))).toBe(409);
+    expect(await db.decision.count({ where: { branchId } })).toBe(1);
+  });
+});
+
+describe("overriding the policy's veto", () => {
+  it("needs an approver and a reason, records the override beside the veto and promotes the branch", async () => {
+    const other = await seedDashboard(db, "veto-override");
+    const branchId = other.branches.v3.id; // rejected by its gate
+    const veto = await db.decision.create({ data: { branchId, stage: "completion", kind: "veto", actorType: "policy", reason: "validity_limit: test_tampering 0.052 over 0.05" } });
+
+    expect(await statusOf(as(other.users.viewer.id).decision.overrideVeto({ branchId, reason: "worth it" }))).toBe(403);
+    await expect(as(other.users.approver.id).decision.overrideVeto({ branchId, reason: " " })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("needs a reason") });
+    expect(await db.decision.count({ where: { branchId } })).toBe(1);
+
+    const result = await as(other.users.approver.id).decision.overrideVeto({ branchId, reason: "+0.668 over the parent; 0.002 over the limit is noise" });
+    expect(result).toMatchObject({ status: "promoted", alreadyDecided: false });
+    expect((await db.branch.findUniqueOrThrow({ where: { id: branchId } })).status).toBe("promoted");
+    const event = await db.event.findFirstOrThrow({ where: { branchId, type: "decision" } });
+    expect(event).toMatchObject({
+      actor: `user:${other.users.approver.id}`,
+      payload: { kind: "approve", from: "rejected", to: "promoted", reason: "+0.668 over the parent; 0.002 over the limit is noise", override: { kind: "policy_veto", overriddenDecisionId: veto.id, failedChecks: ["main_score_vs_parent"] } },
+    });
+
+    // A second click answers that it stands; a person's veto is not open to an override.
+    expect(await as(other.users.admin.id).decision.overrideVeto({ branchId, reason: "again" })).toMatchObject({ alreadyDecided: true });
+    expect(await db.decision.count({ where: { branchId } })).toBe(2);
+    await db.decision.create({ data: { branchId: other.branches.v2.id, stage: "completion", kind: "veto", actorType: "human", userId: other.users.admin.id, reason: "no" } });
+    await db.branch.update({ where: { id: other.branches.v2.id }, data: { status: "vetoed" } });
+    await expect(as(other.users.admin.id).decision.overrideVeto({ branchId: other.branches.v2.id, reason: "changed my mind" })).rejects.toMatchObject({ code: "PRECONDITION_FAILED" });
+  });
+});
+
+describe("evotrainer users", () => {
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "users", ...args], {
+      env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_API_KEY: apiKey, BETTER_AUTH_URL: "http://evo.example.test:3104" },
+      encoding: "utf8",
+    });
+  let apiKey: string;
+  let slug: string;
+  let other: Awaited<ReturnType<typeof seedDashboard>>;
+
+  beforeAll(async () => {
+    other = await seedDashboard(db, "cli-users");
+    slug = other.org.slug;
+    apiKey = (await as(other.users.admin.id).apiKey.create({ name: "cli" })).key;
+  });
+
+  it("invites, lists, changes a role, resets a password and removes, with the API's guards", async () => {
+    const invited = cli("invite", "cli.person@example.test", "--role", "approver", "--org", slug);
+    expect(invited.status, invited.stderr).toBe(0);
+    const link = invited.stdout.match(/http:\/\/evo\.example\.test:3104\/invite\/(evi_\S+)/);
+    expect(link).not.toBeNull();
+    await anonymous().member.acceptInvitation({ token: link![1]!, name: "Cli Person", password: "a long enough password" });
+
+    const listed = cli("list", "--json", "--org", slug);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { members: { email: string; role: string }[] }).members).toContainEqual(expect.objectContaining({ email: "cli.person@example.test", role: "approver" }));
+
+    expect(cli("role", "cli.person@example.test", "viewer", "--org", slug).stdout).toContain("approver → viewer");
+    expect(cli("reset-password", "cli.person@example.test", "--org", slug).stdout).toMatch(/\/reset-password\/evr_/);
+    expect(cli("remove", "cli.person@example.test", "--org", slug).stdout).toContain("removed");
+
+    const nobody = cli("role", "nobody@example.test", "admin", "--org", slug);
+    expect(nobody.status).toBe(1);
+    expect(nobody.stderr).toContain("nobody@example.test is not a member");
+    const badRole = cli("invite", "x@example.test", "--role", "owner", "--org", slug);
+    expect(badRole.stderr).toContain('the role must be viewer, approver or admin, not "owner"');
+    // Seven CLI processes, each starting tsx: a hang bound for a busy machine, not an expectation of speed.
+  }, 600_000);
+
+  it("decide approves a failed verdict only with --anyway and a note", async () => {
+    const decide = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "decide", other.branches.v2.id, "approve", ...args], {
+      env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_API_KEY: apiKey },
+      encoding: "utf8",
+    });
+    const plain = decide();
+    expect(plain.status).toBe(1);
+    expect(plain.stderr).toContain('main_score_vs_parent; to approve anyway, confirm the override and give the reason (from the CLI: --anyway --note "why")');
+    expect(await db.decision.count({ where: { branchId: other.branches.v2.id } })).toBe(0);
+    const anyway = decide("--anyway", "--note", "inside the noise floor");
+    expect(anyway.status, anyway.stderr).toBe(0);
+    expect(await db.decision.findFirstOrThrow({ where: { branchId: other.branches.v2.id } })).toMatchObject({ kind: "approve", reason: "inside the noise floor" });
+  }, 600_000);
+});
