@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { TRPCError } from "@trpc/server";
 import { appRouter, createCallerFactory, createContext } from "@evotrainer/api";
-import { createDatabase } from "@evotrainer/db";
+import { createDatabase, importJob } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
 import { seedDashboard } from "../support/dashboard-seed.ts";
@@ -135,6 +135,24 @@ describe("roles", () => {
     }
     expect(await db.event.count({ where: { runId, type: { in: ["run_paused", "run_resumed", "run_stop_requested", "budget_extended", "job_cancel_requested"] } } })).toBe(0);
     expect((await db.job.findUniqueOrThrow({ where: { id: job.id } })).cancelRequestedAt).toBeNull();
+  });
+
+  it("imports over HTTP need the approver role: 403 for a viewer on every step, nothing created", async () => {
+    const viewer = callerAs({ userId: seed.users.viewer.id });
+    const config = parse(readFileSync("examples/imported-swe.yaml", "utf8")) as unknown;
+    const branches = await db.branch.count();
+    expect(await httpStatusOf(viewer.import.begin({ format: "swe-agent", dir: "laptop:/trajs", into: { runId: seed.run.id } }))).toBe(403);
+    expect(await httpStatusOf(viewer.import.begin({ dir: "laptop:/x.jsonl", into: { branchId: seed.branches.v1.id } }))).toBe(403);
+    expect(await httpStatusOf(viewer.import.begin({ format: "swe-agent", dir: "laptop:/trajs", into: { config, organizationId: seed.org.id } }))).toBe(403);
+    expect(await db.branch.count()).toBe(branches);
+    const job = await importJob(db, { branchId: seed.branches.v1.id, externalId: "import:laptop:/x.jsonl", adapter: "gym", message: "test" });
+    const next = { byteOffset: 1, lineNumber: 1, headHash: null };
+    expect(await httpStatusOf(viewer.import.cursor({ jobId: job.id, source: "x.jsonl" }))).toBe(403);
+    expect(await httpStatusOf(viewer.import.append({ jobId: job.id, source: "x.jsonl", from: { byteOffset: 0, lineNumber: 0 }, next, lines: [], unreadable: [] }))).toBe(403);
+    expect(await httpStatusOf(viewer.import.metrics({ jobId: job.id, steps: [{ step: 1, data: { loss: 1 } }] }))).toBe(403);
+    expect(await httpStatusOf(viewer.import.summary({ jobId: job.id, sources: ["x.jsonl"] }))).toBe(403);
+    expect(await db.ingestCursor.count({ where: { jobId: job.id } })).toBe(0);
+    expect(await db.metricPoint.count({ where: { branchId: seed.branches.v1.id, name: "trainer/loss" } })).toBe(0);
   });
 
   it("a person outside the run's organization does not see it at all", async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,7 @@ import { createHTTPServer } from "@trpc/server/adapters/standalone";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { appRouter, createCallerFactory, createContext } from "@evotrainer/api";
 import { createDatabase } from "@evotrainer/db";
+import { createIngestPool } from "@evotrainer/db/ingest";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { createProducerConnection, Producer } from "@evotrainer/queue";
 import { runCli } from "../support/cli.ts";
@@ -19,12 +20,14 @@ const database = await createTestDatabase(inject("databaseUrl"));
 const db = createDatabase(database.url);
 const redisUrl = inject("redisUrl");
 const prefix = testPrefix();
+const ingestPool = createIngestPool(database.url);
 const connection = createProducerConnection(redisUrl);
 const producer = new Producer(connection, prefix);
 const server = createHTTPServer({
   router: appRouter,
   basePath: "/api/trpc/",
-  createContext: ({ req }) => createContext({ db, headers: new Headers(req.headers as Record<string, string>), producer: () => producer, sessionUserId: async () => null }),
+  createContext: ({ req }) =>
+    createContext({ db, headers: new Headers(req.headers as Record<string, string>), producer: () => producer, sessionUserId: async () => null, ingestPool: () => ingestPool }),
 });
 let url: string;
 let seed: Awaited<ReturnType<typeof seedDashboard>>;
@@ -48,6 +51,7 @@ afterAll(async () => {
   await new Promise((done) => server.close(done));
   await producer.close();
   connection.disconnect();
+  await ingestPool.end();
   await deleteKeys(redisUrl, `${prefix}:*`);
   await db.$disconnect();
   await database.drop();
@@ -96,16 +100,75 @@ describe("evotrainer login, then status, report, decide and run over HTTP", () =
     const { runId } = JSON.parse(started.stdout) as { runId: string };
     expect((await db.run.findUniqueOrThrow({ where: { id: runId } })).organizationId).toBe(seed.org.id);
 
-    // Imports read files into the database beside them: logged in, the CLI says where to run them instead.
-    const imported = await runCli(["import", "mini-swe-agent", "tests/fixtures/real/swe-agent"], laptop);
-    expect(imported.code).toBe(1);
-    expect(imported.stderr).toContain(`logged in to ${url}: run it on that server, or \`evotrainer logout\``);
-
     const other = await seedDashboard(db, "remote-cli-elsewhere");
     const foreign = await runCli(["report", other.run.id], laptop);
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toContain(`${url}: run not found`);
   }, 180_000);
+
+  it("imports over HTTP: real trajectories land labelled as a local import labels them, a bad line is quarantined at its line, nothing is added twice", async () => {
+    const importerHome = mkdtempSync(join(tmpdir(), "evo-remote-import-"));
+    const env = { ...laptop, XDG_CONFIG_HOME: importerHome };
+    expect((await runCli(["login", url, "--key", await keyOf(seed.users.approver.id)], env)).code).toBe(0);
+
+    const first = await runCli(["import", "swe-agent", "tests/fixtures/real/swe-agent", "--json"], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`in ${url}`);
+    const remote = JSON.parse(first.stdout) as { branchId: string; jobId: string; rollouts: { added: number } };
+    expect(remote.rollouts.added).toBe(4);
+    expect(await db.rollout.count({ where: { branchId: remote.branchId } })).toBe(4);
+
+    // The same files imported beside the database: a run of its own (another machine's import), and the very same labels and evidence.
+    const local = await runCli(["import", "swe-agent", "tests/fixtures/real/swe-agent", "--json"], { DATABASE_URL: database.url, XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), "evo-local-")) });
+    expect(local.code, local.stderr).toBe(0);
+    const localBranch = (JSON.parse(local.stdout) as { branchId: string }).branchId;
+    expect(localBranch).not.toBe(remote.branchId);
+    const labelsOf = async (branchId: string) =>
+      (await db.rolloutLabel.findMany({ where: { branchId }, include: { rollout: { select: { uid: true } } } })).map((l) => `${l.rollout.uid} ${l.label} ${JSON.stringify(l.evidence)}`).sort();
+    const remoteLabels = await labelsOf(remote.branchId);
+    expect(remoteLabels.length).toBeGreaterThan(0);
+    expect(remoteLabels).toEqual(await labelsOf(localBranch));
+
+    // Again: the server's cursors say everything was read.
+    const again = await runCli(["import", "swe-agent", "tests/fixtures/real/swe-agent", "--json"], env);
+    expect((JSON.parse(again.stdout) as { branchId: string; rollouts: { added: number } }).rollouts.added).toBe(0);
+    // A server that lost its cursors is sent everything again, and keeps each row once.
+    await db.ingestCursor.deleteMany({ where: { jobId: remote.jobId } });
+    const resent = JSON.parse((await runCli(["import", "swe-agent", "tests/fixtures/real/swe-agent", "--json"], env)).stdout) as { branchId: string; rollouts: { added: number; alreadyPresent: number } };
+    expect(resent.branchId).toBe(remote.branchId);
+    expect(resent.rollouts).toMatchObject({ added: 0, alreadyPresent: 4 });
+    expect(await db.rollout.count({ where: { branchId: remote.branchId } })).toBe(4);
+
+    // A stale upload (its cursor moved since) is refused with where the server stands.
+    const api = createCallerFactory(appRouter)(createContext({ db, headers: new Headers(), producer: () => producer, sessionUserId: async () => seed.users.approver.id, ingestPool: () => ingestPool }));
+    const [source] = (await db.ingestCursor.findMany({ where: { jobId: remote.jobId } })).map((c) => c.file);
+    const stale = await api.import.append({ jobId: remote.jobId, source: source!, from: { byteOffset: 1, lineNumber: 1 }, next: { byteOffset: 2, lineNumber: 2, headHash: null }, lines: [], unreadable: [] });
+    expect(stale.outcome).toBe("cursor_moved");
+
+    // ingest over HTTP: the bad line is kept out at its file and line, the good one is labelled.
+    const rollout = (uid: string) => ({
+      uid, split: "train", step: 1, taskId: uid, groupId: `${uid}@1`, sample: 0, prompt: "fix the bug", reward: 1, responseTokens: 50, turns: 2,
+      trajectory: [{ role: "assistant", content: "I will edit the test", toolCalls: [{ name: "edit_file", arguments: { path: "tests/test_core.py" } }] }],
+      extra: { patch: "--- a/tests/test_core.py\n+++ b/tests/test_core.py\n@@ -1 +1 @@\n-assert f() == 2\n+assert True\n" },
+    });
+    const file = join(importerHome, "outside.jsonl");
+    writeFileSync(file, `${JSON.stringify(rollout("remote-1"))}\nnot json\n`);
+    const ingested = await runCli(["ingest", file, "--branch", remote.branchId], env);
+    expect(ingested.code, ingested.stderr).toBe(0);
+    expect(ingested.stdout).toContain("1 rollouts added, 0 already present, 1 lines quarantined");
+    expect(ingested.stdout).toMatch(/outside\.jsonl:2: .*JSON/i);
+    const tampering = await db.rolloutLabel.findFirst({ where: { branchId: remote.branchId, label: "test_tampering", rollout: { uid: "remote-1" } } });
+    expect(tampering).not.toBeNull();
+
+    // A viewer may read the run but not import into it.
+    const viewerHome = mkdtempSync(join(tmpdir(), "evo-remote-import-viewer-"));
+    const viewerEnv = { ...laptop, XDG_CONFIG_HOME: viewerHome };
+    expect((await runCli(["login", url, "--key", await keyOf(seed.users.viewer.id)], viewerEnv)).code).toBe(0);
+    const refused = await runCli(["import", "swe-agent", "tests/fixtures/real/swe-agent", "--run", seed.run.id], viewerEnv);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(url);
+    expect(refused.stderr).toMatch(/approver/);
+  }, 300_000);
 
   it("a viewer's key reads but cannot decide; logout returns the CLI to local mode", async () => {
     const viewerHome = mkdtempSync(join(tmpdir(), "evo-remote-viewer-"));

@@ -1,22 +1,15 @@
-import { writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import type pg from "pg";
-import type { Database } from "@evotrainer/db";
-import { writeTrainerMetrics, type BatchLabeler } from "@evotrainer/db/ingest";
-import { ingestFileWithProgress } from "./branch-ingest.ts";
-import type { ImportTarget } from "./import-target.ts";
+import { relative } from "node:path";
+import type { ImportTarget } from "@evotrainer/db";
+import type { ImportSink } from "./import-sink.ts";
 import type { RunDirSource } from "./run-dir-source.ts";
 import { stagedRolloutsJsonl } from "./staged-rollouts.ts";
 
 export interface RunDirImport {
   source: RunDirSource;
   target: ImportTarget;
-  labeler: BatchLabeler;
   adapter: "verl" | "trl";
   /** The run directory, for progress lines. */
   dir: string;
-  /** A scratch directory for the JSONL each trainer file becomes. */
-  staging: string;
 }
 
 export interface RunDirImported {
@@ -25,22 +18,18 @@ export interface RunDirImported {
 }
 
 /** Ingests a run directory's rollout files (labelled, with their step aggregates) and trainer metrics into the target branch. */
-export async function ingestRunDir(pool: pg.Pool, db: Database, input: RunDirImport): Promise<RunDirImported> {
+export async function ingestRunDir(sink: ImportSink, input: RunDirImport): Promise<RunDirImported> {
   const { source, target } = input;
-  const owner = { runId: target.runId, branchId: target.branchId, jobId: target.jobId };
   const rollouts = { added: 0, alreadyPresent: 0, quarantined: 0, repeatedRows: source.repeatedRows };
   for (const [i, file] of source.files.entries()) {
-    // Ingest reads JSONL: each trainer file becomes one, line for line (see stagedRolloutsJsonl).
-    const staged = join(input.staging, `${i}.jsonl`);
-    const text = stagedRolloutsJsonl(file);
-    writeFileSync(staged, text);
+    // Ingest reads JSONL: each trainer file becomes one, line for line; an unreadable line stays as it was, for ingest to quarantine.
     const label = `import ${input.adapter}: [${i + 1}/${source.files.length}] ${relative(input.dir, file.source)}`;
-    const result = await ingestFileWithProgress(pool, db, { owner, labeler: input.labeler, file: staged, source: file.source, label }, Buffer.byteLength(text));
+    const result = await sink.rollouts(target, { source: file.source, text: stagedRolloutsJsonl(file), unreadable: [], label });
     rollouts.added += result.inserted;
     rollouts.alreadyPresent += result.duplicates;
     rollouts.quarantined += result.quarantined;
   }
-  const points = await writeTrainerMetrics(pool, target.branchId, source.metrics);
+  const points = await sink.metrics(target, source.metrics);
   return { rollouts, points };
 }
 

@@ -4,7 +4,6 @@ import { decideCommand } from "./commands/decide.ts";
 import { importCommand } from "./commands/import.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { loginCommand, logoutCommand } from "./commands/login.ts";
-import { remoteCredentials } from "./remote/credentials.ts";
 import { nodesCommand } from "./commands/nodes.ts";
 import { quickstart } from "./commands/quickstart.ts";
 import { reportCommand } from "./commands/report.ts";
@@ -14,7 +13,7 @@ import { usersCommand } from "./commands/users.ts";
 const usage = `usage: evotrainer <command>
 
 commands:
-  login <dashboard url> [--key <apiKey>]      talk to a team's server: status, report, decide and run go over HTTPS with an API key (Settings → API keys)
+  login <dashboard url> [--key <apiKey>]      talk to a team's server: status, report, decide, run, import and the run controls go over HTTPS with an API key (Settings → API keys)
   logout                                      forget the server; commands use this machine's database again
   quickstart [--exit-when-ready] [--no-demo]  check services, migrate, build, start the worker and the dashboard, start a demo run
   run <config.yaml> [--wait] [--json]         create a run (examples/gym-swe.yaml) and optionally follow it to the end
@@ -33,12 +32,6 @@ commands:
   nodes sync <compute.yaml> | nodes list [--json]   register GPU nodes reached over SSH (keys by path, env var, or sealed under EVO_MASTER_KEY)`;
 
 const [command, ...args] = process.argv.slice(2);
-
-/** Imports read files into the database beside them: logged in to a server, they would land in the wrong place. */
-function refuseWhenRemote(what: string): void {
-  const remote = remoteCredentials();
-  if (remote) throw new Error(`${what} runs beside the control plane's database, and this CLI is logged in to ${remote.server}: run it on that server, or \`evotrainer logout\` to ${what} into this machine's database`);
-}
 
 try {
   switch (command) {
@@ -64,11 +57,9 @@ try {
       process.exitCode = await reportCommand(args, false);
       break;
     case "ingest":
-      refuseWhenRemote(command);
       process.exitCode = await ingestCommand(args);
       break;
     case "import":
-      refuseWhenRemote(command);
       process.exitCode = await importCommand(args);
       break;
     case "nodes":

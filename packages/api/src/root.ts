@@ -3,6 +3,7 @@ import { branchRouter } from "./routers/branch.ts";
 import { compareRouter } from "./routers/compare.ts";
 import { decisionRouter } from "./routers/decision.ts";
 import { harnessRouter } from "./routers/harness.ts";
+import { importRouter } from "./routers/import.ts";
 import { memberRouter } from "./routers/member.ts";
 import { nodeRouter } from "./routers/node.ts";
 import { notificationRouter } from "./routers/notification.ts";
@@ -20,6 +21,7 @@ export const appRouter = createTRPCRouter({
   compare: compareRouter,
   decision: decisionRouter,
   harness: harnessRouter,
+  import: importRouter,
   member: memberRouter,
   node: nodeRouter,
   notification: notificationRouter,

@@ -3,6 +3,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
 import type { Database, Role } from "@evotrainer/db";
+import type { IngestPool } from "@evotrainer/db/ingest";
 import type { Producer } from "@evotrainer/queue";
 import type { Principal } from "./auth/principal.ts";
 import { resolvePrincipal } from "./auth/resolve-principal.ts";
@@ -21,6 +22,8 @@ export interface ContextDeps {
   requestId?: string;
   /** After a password is set by a reset link: the web app lifts the account's sign-in lockout here. */
   passwordSet?: (email: string) => Promise<void>;
+  /** Postgres connections for COPY, created on first use: only imports over HTTP need them. */
+  ingestPool?: () => IngestPool;
 }
 
 export interface Context {
@@ -29,6 +32,7 @@ export interface Context {
   producer: () => Producer;
   principal: () => Promise<Principal | null>;
   passwordSet: (email: string) => Promise<void>;
+  ingestPool?: () => IngestPool;
 }
 
 /** Builds the per-request context. The web app calls it from the route handler and from RSC. */
@@ -39,6 +43,7 @@ export function createContext(deps: ContextDeps): Context {
     db: deps.db,
     producer: deps.producer,
     passwordSet: deps.passwordSet ?? (async () => {}),
+    ...(deps.ingestPool ? { ingestPool: deps.ingestPool } : {}),
     principal: () =>
       (principal ??= resolvePrincipal({ db: deps.db, headers: deps.headers, shareToken: deps.shareToken ?? null, sessionUserId: deps.sessionUserId })),
   };

@@ -1,31 +1,19 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, join, relative, resolve } from "node:path";
+import { basename, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
-import { runConfigOf, type RunConfig } from "@evotrainer/core";
-import { createDatabase, type Database } from "@evotrainer/db";
-import { branchLabeler, ingestFileWithProgress, quarantinedLines } from "../branch-ingest.ts";
+import type { RunConfig } from "@evotrainer/core";
 import { parseAgentImportArgs } from "../agent-import-options.ts";
 import { readRunConfig } from "../config-files.ts";
-import { loadCliEnv } from "../env.ts";
-import { importTarget } from "../import-target.ts";
+import { openImportSink } from "../open-import-sink.ts";
 import { stagedRolloutsJsonl } from "../staged-rollouts.ts";
 import { readSwebenchReport, readTrajectoryFile, trajectoryFiles } from "../trajectory-source.ts";
-import type { RunDirFile } from "../run-dir-source.ts";
 
 const DEFAULT_CONFIG = fileURLToPath(new URL("../../../../examples/imported-swe.yaml", import.meta.url));
 
-/**
- * A line the format could not read, quarantined at its file and line with the importer's reason
- * (ingest never sees it: its own reason would only say the row is not a rollout).
- */
-async function quarantineUnreadable(db: Database, owner: { runId: string; branchId: string; jobId: string }, file: RunDirFile): Promise<void> {
-  if (file.unreadable.length === 0) return;
-  await db.quarantinedLine.createMany({
-    data: file.unreadable.map((u) => ({ ...owner, source: file.source, lineNumber: u.lineNumber, reason: u.reason, raw: u.raw })),
-    skipDuplicates: true,
-  });
+/** The config given, else examples/imported-swe.yaml named after what is imported. */
+function agentRunConfig(file: string | undefined, name: string): RunConfig {
+  const config = readRunConfig(file ?? DEFAULT_CONFIG);
+  if (!file) config.name = name;
+  return config;
 }
 
 /**
@@ -33,7 +21,8 @@ async function quarantineUnreadable(db: Database, owner: { runId: string; branch
  * has (a file, or a directory searched for the format's files) become a branch labelled by the run's
  * harness, through the same path as `import verl|trl`. With `--report`, SWE-bench's results join by
  * instance id (reward 1 when resolved, the FAIL_TO_PASS / PASS_TO_PASS counts). With neither `--run`
- * nor `--config`, the run is created from examples/imported-swe.yaml.
+ * nor `--config`, the run is created from examples/imported-swe.yaml. Logged in to a server, the files
+ * are read here and their rows stored there.
  */
 export async function importAgentCommand(args: string[]): Promise<number> {
   const options = parseAgentImportArgs(args);
@@ -42,26 +31,12 @@ export async function importAgentCommand(args: string[]): Promise<number> {
   const report = options.report ? readSwebenchReport(resolve(options.report)) : undefined;
   const say = (line: string) => process.stderr.write(`import ${options.format}: ${line}\n`);
 
-  const env = loadCliEnv();
-  const db = createDatabase(env.DATABASE_URL);
-  const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 });
-  const staging = mkdtempSync(join(tmpdir(), "evotrainer-import-"));
+  const sink = openImportSink();
   try {
-    let where: { runId: string; adapter: RunConfig["adapter"] } | { config: RunConfig; adapter: RunConfig["adapter"] };
-    if (options.run) {
-      const run = await db.run.findUnique({ where: { id: options.run } });
-      if (!run) throw new Error(`no run with id ${options.run}; \`evotrainer status\` shows the latest`);
-      where = { runId: run.id, adapter: runConfigOf(run).adapter };
-    } else {
-      const config = readRunConfig(options.config ?? DEFAULT_CONFIG);
-      if (!options.config) config.name = `${options.format} ${basename(path)}`;
-      where = { config, adapter: config.adapter };
-    }
+    const into = options.run ? { runId: options.run } : { config: agentRunConfig(options.config, `${options.format} ${basename(path)}`) };
     say(`reading ${files.length} file${files.length === 1 ? "" : "s"} under ${path}${report ? `, results of ${report.size} instances from ${options.report}` : ""}`);
-    const target = await importTarget(db, { format: options.format, dir: path, ...where });
-    say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}`);
-    const { labeler } = await branchLabeler(db, target.branchId);
-    const owner = { runId: target.runId, branchId: target.branchId, jobId: target.jobId };
+    const target = await sink.target({ format: options.format, dir: path, into });
+    say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}, in ${sink.destination}`);
 
     const rollouts = { added: 0, alreadyPresent: 0, quarantined: 0, resolved: 0, withResult: 0 };
     // Runs of the same task are one group, numbered in the order read (files by name, then lines).
@@ -75,21 +50,15 @@ export async function importAgentCommand(args: string[]): Promise<number> {
         rollouts.withResult += 1;
         if (rollout.extra["resolved"]) rollouts.resolved += 1;
       }
-      await quarantineUnreadable(db, owner, file);
-      rollouts.quarantined += file.unreadable.length;
-      const staged = join(staging, `${i}.jsonl`);
-      const text = stagedRolloutsJsonl({ ...file, unreadable: [] });
-      writeFileSync(staged, text);
+      // The reader's reason says more than ingest's would (it would only see an empty line).
       const label = `import ${options.format}: [${i + 1}/${files.length}] ${relative(path, source) || basename(source)}`;
-      const result = await ingestFileWithProgress(pool, db, { owner, labeler, file: staged, source, label }, Buffer.byteLength(text));
+      const result = await sink.rollouts(target, { source, text: stagedRolloutsJsonl({ ...file, unreadable: [] }), unreadable: file.unreadable, label });
       rollouts.added += result.inserted;
       rollouts.alreadyPresent += result.duplicates;
       rollouts.quarantined += result.quarantined;
     }
 
-    const quarantined = await quarantinedLines(db, target.jobId, files);
-    const labelCounts = await db.rolloutLabel.groupBy({ by: ["label"], where: { branchId: target.branchId }, _count: { _all: true }, orderBy: { label: "asc" } });
-    const labels = Object.fromEntries(labelCounts.map((l) => [l.label, l._count._all]));
+    const { quarantined, labels } = await sink.summary(target, files);
     if (options.json) {
       console.log(JSON.stringify({
         format: options.format, path, files: files.length, ...target, rollouts, labels,
@@ -108,8 +77,6 @@ export async function importAgentCommand(args: string[]): Promise<number> {
     console.log(`next: \`evotrainer report ${target.runId}\`; the dashboard shows the branch's rollouts and labels`);
     return 0;
   } finally {
-    rmSync(staging, { recursive: true, force: true });
-    await pool.end();
-    await db.$disconnect();
+    await sink.close();
   }
 }

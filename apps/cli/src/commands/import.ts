@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import pg from "pg";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import type { RunConfig } from "@evotrainer/core";
-import { createDatabase } from "@evotrainer/db";
 import { isAgentFormat } from "../agent-import-options.ts";
-import { branchLabeler, quarantinedLines } from "../branch-ingest.ts";
-import { loadCliEnv } from "../env.ts";
 import { parseImportArgs } from "../import-options.ts";
 import { ingestRunDir, resumable } from "../import-run-dir.ts";
-import { importTarget } from "../import-target.ts";
+import { openImportSink } from "../open-import-sink.ts";
 import { readRunConfig } from "../config-files.ts";
 import { readRunDir } from "../run-dir-source.ts";
 import { importAgentCommand } from "./import-agent.ts";
@@ -19,7 +14,8 @@ import { importAgentCommand } from "./import-agent.ts";
  * diagnosed and backtested: its rollouts labelled by the run's harness (bad lines quarantined and
  * listed at their file and line), its trainer metrics as series. The branch is a new base branch
  * of `--run`, or the base branch of a run created from `--config`; importing the same directory
- * again adds only what is new (see importTarget).
+ * again adds only what is new (see importTarget). Logged in to a server, the files are read here and
+ * their rows stored there.
  */
 export async function importCommand(args: string[]): Promise<number> {
   if (isAgentFormat(args[0])) return importAgentCommand(args);
@@ -41,21 +37,15 @@ export async function importCommand(args: string[]): Promise<number> {
   const source = await readRunDir(options.adapter, dir, { validationSplit: options.validationSplit, ...(options.rewardWeights ? { rewardWeights: options.rewardWeights } : {}) });
   for (const [role, path] of Object.entries(source.found)) say(`  ${role}: ${path}`);
 
-  const env = loadCliEnv();
-  const db = createDatabase(env.DATABASE_URL);
-  const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 });
-  const staging = mkdtempSync(join(tmpdir(), "evotrainer-import-"));
+  const sink = openImportSink();
   try {
-    const target = await importTarget(db, { adapter: options.adapter, dir, ...where });
-    say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}`);
-    const { labeler } = await branchLabeler(db, target.branchId);
+    const target = await sink.target({ adapter: options.adapter, dir, into: where });
+    say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}, in ${sink.destination}`);
 
-    const { rollouts, points } = await resumable(target, () => ingestRunDir(pool, db, { source, target, labeler, staging, dir, adapter: options.adapter }));
+    const { rollouts, points } = await resumable(target, () => ingestRunDir(sink, { source, target, dir, adapter: options.adapter }));
     say(`trainer metrics of ${source.metrics.length} steps: ${points.added} points added, ${points.changed} changed`);
 
-    const quarantined = await quarantinedLines(db, target.jobId, source.files.map((f) => f.source));
-    const labelCounts = await db.rolloutLabel.groupBy({ by: ["label"], where: { branchId: target.branchId }, _count: { _all: true }, orderBy: { label: "asc" } });
-    const labels = Object.fromEntries(labelCounts.map((l) => [l.label, l._count._all]));
+    const { quarantined, labels } = await sink.summary(target, source.files.map((f) => f.source));
     if (options.json) {
       console.log(JSON.stringify({
         adapter: options.adapter, dir, ...target, found: source.found, rollouts, metricPoints: { ...points, steps: source.metrics.length }, labels,
@@ -74,8 +64,6 @@ export async function importCommand(args: string[]): Promise<number> {
     console.log(`next: \`evotrainer report ${target.runId}\`; \`evotrainer decide ${target.branchId} approve\` to build on it`);
     return 0;
   } finally {
-    rmSync(staging, { recursive: true, force: true });
-    await pool.end();
-    await db.$disconnect();
+    await sink.close();
   }
 }

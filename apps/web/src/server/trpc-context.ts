@@ -2,9 +2,9 @@ import "server-only";
 import { createContext } from "@evotrainer/api";
 import { clearFailures } from "./account-lockout";
 import { sessionUserId } from "./auth";
-import { db } from "./db";
+import { db, ingestPool } from "./db";
 import { getProducer } from "./producer";
 
 export function contextFor(headers: Headers, shareToken: string | null = null, requestId?: string) {
-  return createContext({ db, headers, sessionUserId, producer: getProducer, shareToken, requestId, passwordSet: clearFailures });
+  return createContext({ db, headers, sessionUserId, producer: getProducer, shareToken, requestId, passwordSet: clearFailures, ingestPool });
 }

@@ -1,10 +1,11 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { runConfigSchema } from "@evotrainer/core";
+import { runConfigSchema, type RunConfig } from "@evotrainer/core";
 import { buildRunReport, createRun } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { sealedReleased } from "../auth/sealed-split.ts";
-import { accessRun, protectedProcedure, requireOrganizationRole, userProcedure } from "../trpc.ts";
+import { decidingOrganization } from "../auth/deciding-organization.ts";
+import { accessRun, protectedProcedure, userProcedure } from "../trpc.ts";
 
 /**
  * What the CLI needs from a server it is logged in to (`evotrainer login`): a run's report, the
@@ -28,19 +29,9 @@ export const runRemoteRouter = {
 
   /** Starts a run from a config (the YAML's content): approver or admin of the organization it lands in. */
   create: userProcedure.input(z.object({ config: z.unknown(), organizationId: z.string().min(1).optional() })).mutation(async ({ ctx, input }) => {
-    const parsed = runConfigSchema.safeParse(input.config);
-    if (!parsed.success) {
-      throw new TRPCError({ code: "BAD_REQUEST", message: `invalid run config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`).join("; ")}` });
-    }
-    let organizationId = input.organizationId;
-    if (!organizationId) {
-      const deciding = await ctx.db.membership.findMany({ where: { userId: ctx.userId, role: { in: ["approver", "admin"] } }, select: { organizationId: true } });
-      if (deciding.length === 0) throw new TRPCError({ code: "FORBIDDEN", message: "starting a run needs the approver role in an organization: ask one of its admins" });
-      if (deciding.length > 1) throw new TRPCError({ code: "BAD_REQUEST", message: "you approve in several organizations: name one with --org <organizationId>" });
-      organizationId = deciding[0]!.organizationId;
-    }
-    await requireOrganizationRole(ctx, organizationId, "approver");
-    const { runId, baseBranchId } = await createRun(ctx.db, parsed.data, { organizationId });
+    const config = parsedRunConfig(input.config);
+    const organizationId = await decidingOrganization(ctx, input.organizationId);
+    const { runId, baseBranchId } = await createRun(ctx.db, config, { organizationId });
     // After commit: the reconciler dispatches a queued base branch if Redis is away.
     const enqueued = await ctx
       .producer()
@@ -50,3 +41,10 @@ export const runRemoteRouter = {
     return { runId, baseBranchId, enqueued };
   }),
 } satisfies TRPCRouterRecord;
+
+/** A run config sent by the CLI, checked here as the CLI checks a local one; every problem named by its path. */
+export function parsedRunConfig(config: unknown): RunConfig {
+  const parsed = runConfigSchema.safeParse(config);
+  if (parsed.success) return parsed.data;
+  throw new TRPCError({ code: "BAD_REQUEST", message: `invalid run config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`).join("; ")}` });
+}

@@ -9,7 +9,7 @@ const HEAD_BYTES = 4096;
 type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 
 /** sha256 of the file's first `min(upTo, 4 KiB)` bytes: what a cursor at `upTo` has already read. */
-async function headHash(file: string, upTo: number): Promise<string | null> {
+export async function headHash(file: string, upTo: number): Promise<string | null> {
   const handle = await open(file, "r").catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return null;
     throw error;
@@ -35,24 +35,34 @@ export interface ResumedCursor extends JsonlCursor {
  * old file are skipped by their uid, so nothing is lost or doubled.
  */
 export async function resumeCursor(db: Queryable, jobId: string, source: string, file: string, size: number): Promise<ResumedCursor> {
+  const saved = await storedCursor(db, jobId, source);
+  if (saved.byteOffset === 0) return { byteOffset: 0, lineNumber: 0, rewritten: false };
+  const same = size >= saved.byteOffset && (saved.headHash === null || saved.headHash === (await headHash(file, saved.byteOffset)));
+  return same ? { byteOffset: saved.byteOffset, lineNumber: saved.lineNumber, rewritten: false } : { byteOffset: 0, lineNumber: 0, rewritten: true };
+}
+
+export interface StoredCursor extends JsonlCursor {
+  /** sha256 of the first bytes read (see headHash); null for a cursor saved before hashes were kept. */
+  headHash: string | null;
+}
+
+/** Where ingest of a job's `source` stands; the start when nothing was read yet. */
+export async function storedCursor(db: Queryable, jobId: string, source: string, lock = false): Promise<StoredCursor> {
   const { rows } = await db.query<{ byteOffset: string; lineNumber: number; headHash: string | null }>(
-    `SELECT "byteOffset"::text AS "byteOffset", "lineNumber", "headHash" FROM "IngestCursor" WHERE "jobId" = $1 AND file = $2`,
+    `SELECT "byteOffset"::text AS "byteOffset", "lineNumber", "headHash" FROM "IngestCursor" WHERE "jobId" = $1 AND file = $2${lock ? " FOR UPDATE" : ""}`,
     [jobId, source],
   );
   const saved = rows[0];
-  if (!saved || saved.byteOffset === "0") return { byteOffset: 0, lineNumber: 0, rewritten: false };
-  const byteOffset = Number(saved.byteOffset);
-  const same = size >= byteOffset && (saved.headHash === null || saved.headHash === (await headHash(file, byteOffset)));
-  return same ? { byteOffset, lineNumber: saved.lineNumber, rewritten: false } : { byteOffset: 0, lineNumber: 0, rewritten: true };
+  return saved ? { byteOffset: Number(saved.byteOffset), lineNumber: saved.lineNumber, headHash: saved.headHash } : { byteOffset: 0, lineNumber: 0, headHash: null };
 }
 
-/** Stores the cursor (with the hash of what it has read) in the caller's transaction. */
-export async function saveCursor(client: Queryable, jobId: string, source: string, file: string, cursor: JsonlCursor): Promise<void> {
+/** Stores the cursor with the hash of what it has read, in the caller's transaction. */
+export async function saveCursor(client: Queryable, jobId: string, source: string, cursor: StoredCursor): Promise<void> {
   await client.query(
     `INSERT INTO "IngestCursor" (id, "jobId", file, "byteOffset", "lineNumber", "headHash", "updatedAt")
      VALUES (gen_random_uuid()::text, $1, $2, $3, $4, $5, now())
      ON CONFLICT ("jobId", file) DO UPDATE
        SET "byteOffset" = EXCLUDED."byteOffset", "lineNumber" = EXCLUDED."lineNumber", "headHash" = EXCLUDED."headHash", "updatedAt" = now()`,
-    [jobId, source, cursor.byteOffset, cursor.lineNumber, await headHash(file, cursor.byteOffset)],
+    [jobId, source, cursor.byteOffset, cursor.lineNumber, cursor.headHash],
   );
 }

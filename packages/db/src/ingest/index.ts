@@ -1,7 +1,11 @@
 export { writeBatchLabels, type BatchLabeler } from "./batch-labels.ts";
+export { branchLabeler } from "./branch-labeler.ts";
 export { copyRollouts, type RolloutOwner } from "./copy-rollouts.ts";
-export { ingestRolloutFile, type IngestBatch, type IngestResult, type IngestRolloutFileInput } from "./ingest-rollout-file.ts";
+export { headHash, storedCursor, type StoredCursor } from "./file-cursor.ts";
+export { ingestLines, quarantineLines, type BadLine, type IngestBatch, type LinesBatch, type LinesOutcome } from "./ingest-lines.ts";
+export { ingestRolloutFile, type IngestResult, type IngestRolloutFileInput } from "./ingest-rollout-file.ts";
 export { harnessLabeler } from "./harness-labeler.ts";
+export { createIngestPool, type IngestPool } from "./ingest-pool.ts";
 export { LabelerPool } from "./labeler-pool.ts";
 export { refreshStepAggregates } from "./step-aggregates.ts";
 export { ingestTrainerMetricsFile, writeTrainerMetrics } from "./trainer-metrics.ts";

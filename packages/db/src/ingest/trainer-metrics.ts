@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import type pg from "pg";
 import { metricsLineSchema, parseJsonlLine, readJsonlFrom, type MetricsLine } from "@evotrainer/contract";
-import { resumeCursor, saveCursor } from "./file-cursor.ts";
+import { headHash, resumeCursor, saveCursor } from "./file-cursor.ts";
 
 /**
  * A trainer's metrics as the branch's MetricPoints, named `trainer/<key>`; null values (NaN in the
@@ -54,7 +54,7 @@ export async function ingestTrainerMetricsFile(
   try {
     await client.query("BEGIN");
     await writeTrainerMetrics(client, input.branchId, lines);
-    await saveCursor(client, input.jobId, input.source, input.file, { byteOffset: tail.nextOffset, lineNumber: tail.nextLineNumber });
+    await saveCursor(client, input.jobId, input.source, { byteOffset: tail.nextOffset, lineNumber: tail.nextLineNumber, headHash: await headHash(input.file, tail.nextOffset) });
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK");

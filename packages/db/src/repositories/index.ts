@@ -28,3 +28,5 @@ export {
 } from "./notifications.ts";
 export { gateCalibrationForRun, recordGateCalibration, type GateCalibrationInput, type GateCalibrationRecord } from "./gate-calibrations.ts";
 export { branchLabelRates } from "./label-rates.ts";
+export { importJob, importTarget, type ImportTarget, type ImportWhere } from "./import-target.ts";
+export { importSummary, type ImportSummary } from "./import-summary.ts";

@@ -1,0 +1,165 @@
+import type pg from "pg";
+import { parseJsonlLine, rolloutSchema, type JsonlCursor, type JsonlLine, type Rollout } from "@evotrainer/contract";
+import type { BatchLabeler } from "./batch-labels.ts";
+import { writeBatchLabels } from "./batch-labels.ts";
+import { copyRollouts, type RolloutOwner } from "./copy-rollouts.ts";
+import { saveCursor, storedCursor, type StoredCursor } from "./file-cursor.ts";
+import { storableRollout } from "./sanitize-text.ts";
+import { refreshStepAggregates } from "./step-aggregates.ts";
+
+export interface IngestLinesInput {
+  owner: RolloutOwner & { jobId: string };
+  /** The name the cursor and quarantined lines are recorded under. */
+  source: string;
+  /** Whether to keep the text of a rollout no detector flagged (eval, a sample of the rest); flagged ones always keep it. */
+  keepText: (rollout: Rollout) => boolean;
+  /** Detectors to run on the batch before it is stored; their labels and LabelStat counts commit with it. */
+  labeler?: BatchLabeler;
+}
+
+/** A line that is kept out of the rollouts, with why, where a person can find it. */
+export interface BadLine {
+  lineNumber: number;
+  reason: string;
+  raw: string;
+}
+
+export interface LinesBatch {
+  lines: readonly Pick<JsonlLine, "lineNumber" | "text" | "invalidUtf8">[];
+  /** Lines the reader could not turn into rollouts at all, quarantined with the reader's reason. */
+  unreadable?: readonly BadLine[];
+  /**
+   * Where the source's cursor stood when the batch was read. Given by a reader that is not the only
+   * one (the CLI over HTTP): the batch is refused if the cursor moved since. A batch from the start
+   * (a rewritten file read again) is always taken; rows already stored are skipped by their uid.
+   */
+  from?: JsonlCursor;
+  /** The cursor after the batch, with the hash of the source's first bytes read so far. */
+  next: StoredCursor;
+}
+
+export interface IngestBatch {
+  inserted: { id: bigint; uid: string; rollout: Rollout }[];
+  quarantined: number;
+}
+
+export type LinesOutcome =
+  | { outcome: "stored"; inserted: number; duplicates: number; quarantined: number }
+  | { outcome: "cursor_moved"; cursor: StoredCursor };
+
+interface Line {
+  lineNumber: number;
+  text: string;
+  rollout: Rollout;
+}
+
+const RAW_SNIPPET_CHARS = 2_000;
+
+/**
+ * Stores one batch of a source's JSONL lines in one transaction: its rows, their labels and LabelStat
+ * counts, the steps' aggregates (MetricPoints), its quarantined lines and the advanced cursor. A crash
+ * anywhere resumes exactly at the batch's first line, a re-read line is never inserted twice, and
+ * nothing derived can fall behind the rows. A line the schema or the database refuses is quarantined
+ * with its line number and never costs the others. `onBatch` runs inside the transaction.
+ */
+export async function ingestLines(
+  pool: pg.Pool,
+  input: IngestLinesInput,
+  batch: LinesBatch,
+  onBatch?: (client: pg.PoolClient, batch: IngestBatch) => Promise<void>,
+): Promise<LinesOutcome> {
+  const good: Line[] = [];
+  const bad: BadLine[] = [...(batch.unreadable ?? [])];
+  for (const line of batch.lines) {
+    const parsed = parseJsonlLine(line.text, rolloutSchema);
+    if (parsed.ok) good.push({ lineNumber: line.lineNumber, text: line.text, rollout: storableRollout(parsed.value, line.text, line.invalidUtf8) });
+    else bad.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
+  }
+
+  const labels = (await input.labeler?.label(good.map((g) => g.rollout))) ?? [];
+  const flagged = new Set(labels.map((l) => l.rolloutUid));
+  const keepText = (r: Rollout) => flagged.has(r.uid) || input.keepText(r);
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    if (batch.from && batch.from.byteOffset > 0) {
+      const current = await storedCursor(client, input.owner.jobId, input.source, true);
+      if (current.byteOffset !== batch.from.byteOffset || current.lineNumber !== batch.from.lineNumber) {
+        await client.query("ROLLBACK");
+        return { outcome: "cursor_moved", cursor: current };
+      }
+    }
+    const { inserted, refused } = await copyOrQuarantine(client, input.owner, good, keepText);
+    bad.push(...refused);
+    await quarantineLines(client, input.owner, input.source, bad);
+    const byUid = new Map(good.map((g) => [g.rollout.uid, g.rollout]));
+    const stored = { inserted: inserted.map((row) => ({ ...row, rollout: byUid.get(row.uid)! })), quarantined: bad.length };
+    if (input.labeler) await writeBatchLabels(client, input.owner.branchId, input.labeler, stored.inserted, labels);
+    await refreshStepAggregates(client, input.owner.branchId, touchedSteps(stored.inserted.map((row) => row.rollout)));
+    await onBatch?.(client, stored);
+    await saveCursor(client, input.owner.jobId, input.source, batch.next);
+    await client.query("COMMIT");
+    return { outcome: "stored", inserted: inserted.length, duplicates: good.length - refused.length - inserted.length, quarantined: bad.length };
+  } catch (error) {
+    await client.query("ROLLBACK");
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Keeps lines out of the rollouts at their source and line, with why; a line quarantined before stays as it was. */
+export async function quarantineLines(client: Pick<pg.PoolClient, "query">, owner: RolloutOwner & { jobId: string }, source: string, bad: readonly BadLine[]): Promise<void> {
+  if (bad.length === 0) return;
+  await client.query(
+    `INSERT INTO "QuarantinedLine" (id, "runId", "branchId", "jobId", source, "lineNumber", reason, raw)
+     SELECT gen_random_uuid()::text, $1, $2, $3, $4, q."lineNumber", q.reason, q.raw
+       FROM jsonb_to_recordset($5::jsonb) AS q("lineNumber" int, reason text, raw text)
+     ON CONFLICT ("jobId", source, "lineNumber") DO NOTHING`,
+    [owner.runId, owner.branchId, owner.jobId, source, JSON.stringify(bad)],
+  );
+}
+
+function touchedSteps(rollouts: readonly Rollout[]): { split: string; step: number }[] {
+  const keys = new Map(rollouts.map((r) => [`${r.split}|${r.step}`, { split: r.split, step: r.step }]));
+  return [...keys.values()];
+}
+
+// SQLSTATE classes 22 (data exception) and 23 (integrity constraint): the row, not the connection, is at fault.
+function refusedByDatabase(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
+}
+
+/**
+ * Copies the batch in one statement; if the database refuses a row, finds which ones row by row (each
+ * under a savepoint) and returns them to be quarantined, so one bad row never costs the others.
+ */
+async function copyOrQuarantine(
+  client: pg.PoolClient,
+  owner: RolloutOwner,
+  lines: readonly Line[],
+  keepText: (rollout: Rollout) => boolean,
+): Promise<{ inserted: { id: bigint; uid: string }[]; refused: BadLine[] }> {
+  await client.query("SAVEPOINT batch");
+  try {
+    return { inserted: await copyRollouts(client, owner, lines.map((l) => l.rollout), keepText), refused: [] };
+  } catch (error) {
+    if (!refusedByDatabase(error)) throw error;
+    await client.query("ROLLBACK TO SAVEPOINT batch");
+  }
+  const inserted: { id: bigint; uid: string }[] = [];
+  const refused: BadLine[] = [];
+  for (const line of lines) {
+    await client.query("SAVEPOINT row");
+    try {
+      inserted.push(...(await copyRollouts(client, owner, [line.rollout], keepText)));
+      await client.query("RELEASE SAVEPOINT row");
+    } catch (error) {
+      if (!refusedByDatabase(error)) throw error;
+      await client.query("ROLLBACK TO SAVEPOINT row");
+      refused.push({ lineNumber: line.lineNumber, reason: `the database refused it: ${error.message}`, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
+    }
+  }
+  return { inserted, refused };
+}
