@@ -20,7 +20,9 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => db.$disconnect());
 
-test("a key made in the dashboard logs the CLI in; report, status and decide go over HTTP from anywhere; a revoked key is refused with the fix", async ({ page, baseURL }) => {
+test("a key made in the dashboard logs the CLI in; report, status, decide and import go over HTTP from anywhere; a revoked key is refused with the fix", async ({ page, baseURL }) => {
+  // A bound on a hang, not a speed target: the import labels and stores 150 real trajectories.
+  test.setTimeout(240_000);
   await signIn(page, seed.users.approver.email);
   await page.getByRole("link", { name: "API keys" }).click();
   await page.getByLabel("Key name").fill("laptop");
@@ -50,6 +52,14 @@ test("a key made in the dashboard logs the CLI in; report, status and decide go 
   expect(decided.stdout).toContain(`approve recorded for branch ${seed.branches.v1.id} on ${baseURL}`);
   const approval = await db.decision.findFirstOrThrow({ where: { branchId: seed.branches.v1.id, kind: "approve" } });
   expect(approval.userId).toBe(seed.users.approver.id);
+
+  // 150 real SWE trajectories (about 17 MB of rollout lines) through the dashboard's own route, in several batches.
+  const imported = await runCli(["import", "mini-swe-agent", "tests/fixtures/real/mini-swe-agent-gemini-3-pro-dev150.jsonl.gz", "--run", seed.run.id, "--json"], laptop);
+  expect(imported.code, imported.stderr).toBe(0);
+  const { branchId, rollouts } = JSON.parse(imported.stdout) as { branchId: string; rollouts: { added: number } };
+  expect(rollouts.added).toBe(150);
+  expect(await db.rollout.count({ where: { branchId } })).toBe(150);
+  expect((await db.event.findFirstOrThrow({ where: { branchId, type: "branch_created" } })).actor).toBe(`user:${seed.users.approver.id}`);
 
   await page.reload();
   await page.getByTestId("api-key-row").filter({ hasText: "laptop" }).getByRole("button", { name: "Revoke" }).click();
