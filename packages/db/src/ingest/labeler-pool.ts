@@ -24,12 +24,17 @@ interface Thread {
   pending: Map<number, { resolve: (labels: Label[]) => void; reject: (error: Error) => void }>;
 }
 
-// A thread registers tsx's loader itself, then imports its TypeScript entry: a thread does not
-// inherit the loader hooks of the process that started it.
-const require = createRequire(import.meta.url);
-const tsxApi = pathToFileURL(join(dirname(require.resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href;
-const threadEntry = new URL("./label-thread.ts", import.meta.url).href;
-const bootstrap = new URL(`data:text/javascript,${encodeURIComponent(`import { register } from ${JSON.stringify(tsxApi)}; register(); await import(${JSON.stringify(threadEntry)});`)}`);
+/**
+ * A thread registers tsx's loader itself, then imports its TypeScript entry: a thread does not
+ * inherit the loader hooks of the process that started it. Resolved when a pool starts, not on
+ * import, so a process that never labels in threads (the dashboard, bundled) never looks for tsx.
+ */
+function threadBootstrap(): URL {
+  const require = createRequire(import.meta.url);
+  const tsxApi = pathToFileURL(join(dirname(require.resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href;
+  const threadEntry = new URL("./label-thread.ts", import.meta.url).href;
+  return new URL(`data:text/javascript,${encodeURIComponent(`import { register } from ${JSON.stringify(tsxApi)}; register(); await import(${JSON.stringify(threadEntry)});`)}`);
+}
 
 /**
  * Detector evaluation in worker threads: a batch is split across the threads and labelled in
@@ -40,6 +45,7 @@ export class LabelerPool {
   private nextId = 0;
 
   constructor(size = Math.max(1, availableParallelism())) {
+    const bootstrap = threadBootstrap();
     this.threads = Array.from({ length: size }, () => {
       const worker = new Worker(bootstrap);
       const thread: Thread = { worker, known: new Set(), pending: new Map() };
