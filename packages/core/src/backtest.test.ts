@@ -62,6 +62,29 @@ describe("overlongPenalty", () => {
 });
 
 describe("backtest", () => {
+  it("read-only tests take away what tampering earned: the tampering rollouts' advantage falls, and only theirs", () => {
+    // In each group two rollouts passed by editing the tests, one passed honestly, one failed.
+    const groups = ["a", "b", "c"].map((id) => groupOf(id, [1, 1, 1, 0]));
+    const rollouts = groups.flat();
+    const tampered = rollouts.filter((r) => r.sample < 2);
+    const labels = tampered.map((r) => label(r, "test_tampering", true));
+    const intervention = { targetMetric: "label_rate.test_tampering", expectedEffect: { direction: "down" as const } };
+    const hardened = backtest({ parent, candidate: withRecipe((r) => void (r.env.readOnlyTests = true)), rollouts, labels, intervention });
+    expect(hardened.predicted).toMatchObject({ direction: "down", agreesWithExpectation: true });
+    const t = hardened.advantageByLabel.test_tampering!;
+    expect(t.after.unscaled).toBeLessThan(t.before.unscaled);
+    // The honest pass (the only success: tampering is a validity label) now stands out in its group.
+    const honest = hardened.advantageByLabel._success!;
+    expect(honest.count).toBe(3);
+    expect(honest.after.unscaled).toBeGreaterThan(honest.before.unscaled);
+    expect(hardened.metrics.after.reward_mean).toBeCloseTo(0.25, 9);
+
+    // A flag that closes nothing these labels mark changes nothing.
+    const offline = backtest({ parent, candidate: withRecipe((r) => void (r.env.networkOff = true)), rollouts, labels, intervention });
+    expect(offline.predicted).toMatchObject({ direction: "flat", agreesWithExpectation: false });
+    expect(offline.metrics.after).toEqual(offline.metrics.before);
+  });
+
   it("a format-weight increase rescues a dead group and introduces exact ordering violations", () => {
     const g1 = groupOf("g1", [0, 0, 0, 0], [1, 0, 1, 0]); // dead, rescued by the format bonus
     const g2 = groupOf("g2", [0, 0, 0, 0], [1, 1, 1, 1]); // dead, stays dead

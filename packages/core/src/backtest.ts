@@ -3,7 +3,8 @@ import { groupAdvantages } from "./advantages.ts";
 import type { Label } from "./harness/detector.ts";
 import type { EffectDirection, Intervention } from "./intervention.ts";
 import type { Recipe } from "./recipe.ts";
-import { rescore } from "./reward-shaping.ts";
+import { closedExploits } from "./env-exploits.ts";
+import { recipeScore, rescore } from "./reward-shaping.ts";
 import { groupBy, mean, std } from "./stats.ts";
 
 export interface BacktestInput {
@@ -59,8 +60,8 @@ interface Side {
 
 /**
  * Replays an intervention on the parent's logged rollouts before any GPU is spent: re-scores them
- * under the patched reward, re-applies length limits and data filters, recomputes GRPO advantages,
- * and predicts how the targeted metric moves.
+ * under the patched reward (and without the exploits a hardened environment closes), re-applies
+ * length limits and data filters, recomputes GRPO advantages, and predicts how the targeted metric moves.
  */
 export function backtest(input: BacktestInput): BacktestReport {
   const { parent, candidate, rollouts, labels } = input;
@@ -125,7 +126,11 @@ export function backtest(input: BacktestInput): BacktestReport {
   };
 
   const before = side(parent, (r) => r.reward);
-  const after = side(candidate, (r) => rescore(parent, candidate, r));
+  // A logged rollout that earned its reward through an exploit the candidate's environment closes
+  // would not earn it there: it is replayed as if every reward component it scored had failed.
+  const closed = closedExploits(parent, candidate);
+  const exploited = (r: Rollout) => closed.size > 0 && (labelsOf.get(r.uid) ?? []).some((l) => closed.has(l));
+  const after = side(candidate, (r) => rescore(parent, candidate, exploited(r) ? withoutComponents(r, parent) : r));
 
   let rescued = 0;
   let killed = 0;
@@ -207,6 +212,12 @@ export function backtest(input: BacktestInput): BacktestReport {
     metrics,
     predicted: predict(input.intervention, metrics, advantageByLabel),
   };
+}
+
+/** The rollout with its reward components failed: the parent-controlled part of its reward gone, the rest kept. */
+function withoutComponents(r: Rollout, parent: Recipe): Rollout {
+  const failed = { ...r, rewardComponents: Object.fromEntries(Object.keys(r.rewardComponents).map((k) => [k, 0])) };
+  return { ...failed, reward: r.reward - recipeScore(parent, r) + recipeScore(parent, failed) };
 }
 
 function count(a: Uint8Array): number {
