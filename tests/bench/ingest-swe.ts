@@ -66,7 +66,7 @@ try {
 
   const rate = (seconds: number) => `${(megabytes / seconds).toFixed(1).padStart(6)} MB/s  ${Math.round(rows.length / seconds).toLocaleString("en").padStart(6)} rollouts/s  (${seconds.toFixed(2)} s)`;
   const ingestRate = megabytes / ingestSeconds;
-  console.log(`ingest of real SWE trajectories: ${rows.length} rollouts (${real.length} real × ${COPIES}), ${megabytes.toFixed(1)} MB, ~${Math.round((megabytes * 1000) / rows.length)} KB each, one core`);
+  console.log(`ingest of real SWE trajectories: ${rows.length} rollouts (${real.length} real × ${COPIES}), ${megabytes.toFixed(1)} MB, ~${Math.round((megabytes * 1000) / rows.length)} KB each, one ingest process`);
   console.log(`  baseline  plain COPY of the parsed rows                        ${rate(plainSeconds)}`);
   console.log(`  ingest    JSONL → zod → swe catalog → COPY → labels, LabelStat  ${rate(ingestSeconds)}  ${(plainSeconds / ingestSeconds).toFixed(2)}× the plain COPY's rate, ${labels} labels`);
   console.log(`  target    ≥ ${TARGET_MB_S} MB/s including labelling: ${ingestRate >= TARGET_MB_S ? "met" : "NOT MET"} (${ingestRate.toFixed(1)} MB/s)`);

@@ -1,7 +1,7 @@
 import { FINAL_TRAIN_STEPS } from "@evotrainer/core";
 import { diagnosticGap, evolveHarness, type BranchRollouts, type ConfirmedLabel, type HealthReport, type Label } from "@evotrainer/core";
 import type { Rollout } from "@evotrainer/contract";
-import { json, loadLastTrainSteps, recordEvent, registerHarnessVersion } from "@evotrainer/db";
+import { json, loadLastTrainSteps, recordEvent, registerHarnessVersion, type Tx } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
 import { runConfigOf } from "@evotrainer/core";
 
@@ -18,6 +18,9 @@ export async function harnessCheck(
 ): Promise<string> {
   const { db } = deps;
   const run = await db.run.findUniqueOrThrow({ where: { id: input.runId } });
+  // A step retried after a crash (or run twice) finds this round's check done: its outcome, a new
+  // harness version or none, is already the run's.
+  if (await checkedThisRound(db, run.id, input.round)) return run.harnessVersionId!;
   const config = runConfigOf(run);
   const frontierScores = await db.branch.findMany({
     where: { runId: run.id, status: "promoted", promotionScore: { not: null } },
@@ -43,6 +46,8 @@ export async function harnessCheck(
   const summary = evolution.validations.map((v) => ({ detector: v.detectorId, accepted: v.accepted, refusedBy: v.refusedBy, reasons: v.reasons }));
 
   return db.$transaction(async (tx) => {
+    const [locked] = await tx.$queryRaw<{ harnessVersionId: string }[]>`SELECT "harnessVersionId" FROM "Run" WHERE id = ${run.id} FOR UPDATE`;
+    if (await checkedThisRound(tx, run.id, input.round)) return locked!.harnessVersionId;
     await recordEvent(tx, { runId: run.id, type: "harness_check", actor: "system", payload: json({ round: input.round, gap: gap.reasons, unexplainedShare: gap.unexplainedShare, candidates: summary }) });
     if (!evolution.registration) return run.harnessVersionId!;
     const id = await registerHarnessVersion(tx, {
@@ -62,4 +67,8 @@ export async function harnessCheck(
     });
     return id;
   });
+}
+
+async function checkedThisRound(db: Pick<LoopDeps["db"], "event"> | Tx, runId: string, round: number): Promise<boolean> {
+  return (await db.event.count({ where: { runId, type: "harness_check", payload: { path: ["round"], equals: round } } })) > 0;
 }

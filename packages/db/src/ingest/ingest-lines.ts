@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { parseJsonlLine, rolloutSchema, type JsonlCursor, type JsonlLine, type Rollout } from "@evotrainer/contract";
+import type { Label } from "@evotrainer/core";
 import type { BatchLabeler } from "./batch-labels.ts";
 import { writeBatchLabels } from "./batch-labels.ts";
 import { copyRollouts, type RolloutOwner } from "./copy-rollouts.ts";
@@ -68,6 +69,18 @@ export async function ingestLines(
   batch: LinesBatch,
   onBatch?: (client: pg.PoolClient, batch: IngestBatch) => Promise<void>,
 ): Promise<LinesOutcome> {
+  return storeLines(pool, input, await prepareLines(input, batch), onBatch);
+}
+
+/** A batch parsed and labelled, ready to store: the CPU half of ingest, which can run while the previous batch is stored. */
+export interface PreparedLines {
+  batch: LinesBatch;
+  good: Line[];
+  bad: BadLine[];
+  labels: Label[];
+}
+
+export async function prepareLines(input: IngestLinesInput, batch: LinesBatch): Promise<PreparedLines> {
   const good: Line[] = [];
   const bad: BadLine[] = [...(batch.unreadable ?? [])];
   for (const line of batch.lines) {
@@ -75,8 +88,19 @@ export async function ingestLines(
     if (parsed.ok) good.push({ lineNumber: line.lineNumber, text: line.text, rollout: storableRollout(parsed.value, line.text, line.invalidUtf8) });
     else bad.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
   }
-
   const labels = (await input.labeler?.label(good.map((g) => g.rollout))) ?? [];
+  return { batch, good, bad, labels };
+}
+
+/** The database half: one transaction with the rows, labels, aggregates, quarantined lines and cursor. */
+export async function storeLines(
+  pool: pg.Pool,
+  input: IngestLinesInput,
+  prepared: PreparedLines,
+  onBatch?: (client: pg.PoolClient, batch: IngestBatch) => Promise<void>,
+): Promise<LinesOutcome> {
+  const { batch, good, labels } = prepared;
+  const bad = [...prepared.bad];
   const flagged = new Set(labels.map((l) => l.rolloutUid));
   const keepText = (r: Rollout) => flagged.has(r.uid) || input.keepText(r);
   const client = await pool.connect();
