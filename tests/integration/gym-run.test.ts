@@ -69,11 +69,12 @@ describe("a complete run of the loop on the gym (real Postgres, Redis, BullMQ, c
       if (typeof moved === "number") expect(b.backtest!.realisedEffect, `v${b.version}`).toBe(moved);
     }
     expect(candidates.some((b) => typeof b.backtest?.realisedEffect === "number")).toBe(true);
-    // The tampering is fixed (read-only tests or a penalty on the tampering label, whichever the
-    // proposer kept first) and promoted: it beats the controls, which go on hacking.
-    const tamperingFixes = ["env.readOnlyTests", "reward.components.test_tampering.weight"];
-    const fix = candidates.find((b) => b.status === "promoted" && tamperingFixes.includes(b.factor ?? ""));
-    expect(fix, "a promoted tampering fix").toBeDefined();
+    // The tampering is fixed at its cause, the environment (read-only tests), and promoted: it beats
+    // the controls, which go on hacking. The backtest predicts the env fix (the exploit stops paying)
+    // and the dead groups it exposes are the controls' too, so neither keeps it out.
+    const fix = candidates.find((b) => b.status === "promoted" && b.factor === "env.readOnlyTests");
+    expect(fix, "the read-only-tests fix promoted").toBeDefined();
+    expect(fix!.verdict!.checks.find((c) => c.name === "no_new_crit")!.passed).toBe(true);
     expect(fix!.verdict!.checks.find((c) => c.name === "main_score_vs_control")!.passed).toBe(true);
     const roundControls = controls.filter((c) => c.round === fix!.round && c.parentId === fix!.parentId);
     for (const c of roundControls) expect(fix!.promotionScore!).toBeGreaterThan(c.promotionScore! + 0.3);

@@ -87,6 +87,20 @@ describe("verdict", () => {
     expect(v.promote).toBe(false);
   });
 
+  it("does not blame a candidate for a CRIT finding its round's controls show too", () => {
+    const rand = seededRandom(13);
+    const difficulty = Array.from({ length: TASKS }, () => 0.2 + 0.6 * rand());
+    const parent = side(promotionRollouts(difficulty, 0, rand, "p"), 0.1);
+    const candidate = side(promotionRollouts(difficulty, 0.3, rand, "c"), 0.05, ["dead-groups-crit"]);
+    const alone = verdict({ candidate, parent, intervention, policy, seed: 3, vsControl: null });
+    expect(alone.checks.find((c) => c.name === "no_new_crit")).toMatchObject({ passed: false, numbers: { findings: "dead-groups-crit" } });
+    const withControls = verdict({ candidate, parent, intervention, policy, seed: 3, vsControl: null, controlCrit: ["dead-groups-crit"] });
+    expect(withControls.checks.find((c) => c.name === "no_new_crit")).toMatchObject({ passed: true, detail: "no CRIT finding the parent or the round's controls did not have" });
+    // A CRIT the controls do not have is still the candidate's.
+    const other = verdict({ candidate, parent, intervention, policy, seed: 3, vsControl: null, controlCrit: ["entropy-collapse"] });
+    expect(other.checks.find((c) => c.name === "no_new_crit")!.passed).toBe(false);
+  });
+
   it("without a control, says plainly that it cannot separate the intervention from extra training", () => {
     const rand = seededRandom(12);
     const difficulty = Array.from({ length: TASKS }, () => 0.2 + 0.6 * rand());

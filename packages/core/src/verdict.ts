@@ -25,6 +25,11 @@ export interface VerdictInput {
    * verdict says it cannot tell the intervention from the extra training steps.
    */
   vsControl: ControlComparison | null;
+  /**
+   * CRIT findings of the round's control replicates: what training on with the parent's recipe
+   * brings without the intervention. A candidate is not blamed for a CRIT its controls also show.
+   */
+  controlCrit?: readonly string[];
 }
 
 export interface Check {
@@ -132,12 +137,13 @@ export function verdict(input: VerdictInput): Verdict {
     numbers: { before: before ?? null, after: after ?? null, delta: moved ?? null, expected: expectedEffect.direction },
   });
 
-  const parentCrit = new Set(critFindings(parent.report));
-  const newCrit = critFindings(candidate.report).filter((c) => !parentCrit.has(c));
+  const baselineCrit = new Set([...critFindings(parent.report), ...(input.controlCrit ?? [])]);
+  const newCrit = critFindings(candidate.report).filter((c) => !baselineCrit.has(c));
+  const baselines = input.controlCrit ? "the parent or the round's controls" : "the parent";
   checks.push({
     name: "no_new_crit",
     passed: newCrit.length === 0,
-    detail: newCrit.length === 0 ? "no CRIT finding the parent did not have" : `new CRIT findings: ${newCrit.join(", ")}`,
+    detail: newCrit.length === 0 ? `no CRIT finding ${baselines} did not have` : `new CRIT findings (${baselines} had none of them): ${newCrit.join(", ")}`,
     numbers: { newCrit: newCrit.length, findings: newCrit.join(",") },
   });
 

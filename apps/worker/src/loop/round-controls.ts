@@ -1,4 +1,4 @@
-import { addControlRound, judgeRound, NO_NOISE_FLOOR, type CompiledHarness, type ControlComparison, type RunConfig } from "@evotrainer/core";
+import { addControlRound, critFindings, judgeRound, NO_NOISE_FLOOR, type CompiledHarness, type ControlComparison, type RunConfig } from "@evotrainer/core";
 import { recordEvent, type Database } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { advanceRun } from "./advance-run.ts";
@@ -69,7 +69,7 @@ export async function roundComparison(
   harness: CompiledHarness,
   branch: { id: string; runId: string; parentId: string; round: number },
   config: RunConfig,
-): Promise<{ waiting: string } | { vsControl: ControlComparison }> {
+): Promise<{ waiting: string } | { vsControl: ControlComparison; controlCrit: string[] }> {
   const siblings = await deps.db.branch.findMany({ where: { runId: branch.runId, parentId: branch.parentId, round: branch.round }, select: { id: true, kind: true, status: true } });
   const unfinished = siblings.filter((s) => (UNFINISHED as readonly string[]).includes(s.status) || (s.kind === "control" && s.status === "evaluating"));
   if (unfinished.length > 0) return { waiting: `waiting for ${unfinished.length} sibling(s) of round ${branch.round} to finish` };
@@ -77,7 +77,12 @@ export async function roundComparison(
   const controls = siblings.filter((s) => s.kind === "control" && s.status === "rejected");
   const candidates = siblings.filter((s) => s.kind === "candidate" && (EVALUATED as readonly string[]).includes(s.status));
   const controlScores = [];
-  for (const c of controls) controlScores.push((await gateSide(deps, harness, c.id)).taskScores);
+  const controlCrit = new Set<string>();
+  for (const c of controls) {
+    const control = await gateSide(deps, harness, c.id);
+    controlScores.push(control.taskScores);
+    for (const finding of critFindings(control.report)) controlCrit.add(finding);
+  }
   const candidateScores = new Map<string, ReadonlyMap<string, number>>();
   for (const c of candidates) candidateScores.set(c.id, (await gateSide(deps, harness, c.id)).taskScores);
 
@@ -90,5 +95,5 @@ export async function roundComparison(
   for (const m of measured) groups.set(`${m.round}|${m.parentId}`, [...(groups.get(`${m.round}|${m.parentId}`) ?? []), m.promotionScore!]);
   const floor = [...groups.values()].reduce(addControlRound, NO_NOISE_FLOOR);
   const alpha = 1 - config.gate.confidence;
-  return { vsControl: judgeRound(candidateScores, controlScores, floor, alpha).get(branch.id)! };
+  return { vsControl: judgeRound(candidateScores, controlScores, floor, alpha).get(branch.id)!, controlCrit: [...controlCrit].sort() };
 }

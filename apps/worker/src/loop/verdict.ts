@@ -34,10 +34,11 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
   const { harness } = await deps.harnesses.get(branch.run.harnessVersionId!);
   if (branch.kind === "control") return measureControl(deps, harness, branch);
   let vsControl = null;
+  let controlCrit: string[] | undefined;
   if (branch.parentId && config.search.control === "sibling") {
     const comparison = await roundComparison(deps, harness, { ...branch, parentId: branch.parentId }, config);
     if ("waiting" in comparison) return comparison.waiting;
-    vsControl = comparison.vsControl;
+    ({ vsControl, controlCrit } = comparison);
   }
   const candidate = await gateSide(deps, harness, branch.id);
 
@@ -47,7 +48,7 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
   const bestId = branch.run.bestBranchId;
   const best = bestId && bestId !== branch.parentId ? await gateSide(deps, harness, bestId) : undefined;
   const intervention = branch.intervention as unknown as Pick<Intervention, "targetMetric" | "expectedEffect">;
-  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl });
+  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl, ...(controlCrit ? { controlCrit } : {}) });
 
   const history = await db.branch.findMany({
     where: { runId: branch.runId, parentId: { not: null }, kind: "candidate", verdict: { isNot: null } },
