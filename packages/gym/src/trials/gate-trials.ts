@@ -8,6 +8,7 @@ import {
   compileHarness,
   DEFAULT_HEALTH_RULES,
   DETECTOR_CATALOG,
+  critFindings,
   judgeRound,
   NO_NOISE_FLOOR,
   pairedBootstrap,
@@ -179,10 +180,12 @@ export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
       for (const earlier of controlRounds.slice(-CARRIED)) floor = addControlRound(floor, earlier);
       controlRounds.push(scores);
       const round = judgeRound(new Map(candidates.map((c, i) => [`k${i}`, c.side.taskScores])), controls.map((c) => c.side.taskScores), floor, 1 - config.gate.confidence);
+      // As the worker judges: a CRIT finding the controls show too is not the candidate's.
+      const controlCrit = [...new Set(controls.flatMap((c) => critFindings(c.side.report)))].sort();
       candidates.forEach((c, i) => {
         const arm = arms[i]!;
         const vsControl = round.get(`k${i}`)!;
-        const v = verdict({ candidate: c.side, parent: parent.side, intervention: arm.intervention, policy: config.gate, seed: SEED + t, vsControl });
+        const v = verdict({ candidate: c.side, parent: parent.side, intervention: arm.intervention, policy: config.gate, seed: SEED + t, vsControl, controlCrit });
         const old = pairedBootstrap(c.side.taskScores, parent.side.taskScores, { seed: SEED + t, resamples: config.gate.resamples, confidence: config.gate.confidence });
         const sibling = pairedBootstrap(c.side.taskScores, controls[0]!.side.taskScores, { seed: SEED + t, resamples: config.gate.resamples, confidence: config.gate.confidence });
         outcomes.push({
