@@ -10,12 +10,13 @@ const TEST_EDIT_CALL = String.raw`"command":"(str_replace|delete)"[^\n]*"path":"
 // Substrings of a call's "name args" text that mark an edit, by any means, and a test run: the
 // runners of real projects, or the agent's own reproduction / verification script run again.
 const EDIT = `['"command":"str_replace"', '"command":"create"', '"command":"insert"', '"command":"edit ', 'edit {', 'insert {', 'apply_patch', 'write_file', 'sed -i', 'cat >', 'cat <<', 'tee ', 'git apply', 'patch -p', '.write(', 'write_text(', 'perl -pi']`;
-const TEST_RUN = `['pytest', 'python -m unittest', 'tox', 'npm test', 'npm run test', 'yarn test', 'go test', 'cargo test', 'run_tests', 'runtests', 'bin/test', 'manage.py test', 'nosetests', 'make test', 'make check', 'mvn test', 'gradle test', 'python test_', 'python3 test_', 'python tests/', 'python3 tests/', 'python repro', 'python3 repro', 'bash repro', 'python verify', 'python3 verify', 'sphinx-build']`;
-// Errors that mean a call failed: the program is missing, Python raised, the OS refused, or it ran out of time.
-// A grep with no match (exit 1) or a failing test is the tool working, not an error.
-const TOOL_ERROR = String.raw`(?m)(: command not found|: not found$|Traceback \(most recent call last\)|^\s*File "[^"]*", line \d+|^\w*(Syntax|Indentation|Import|ModuleNotFound|Name|Attribute|Type|Permission)Error\b|Permission denied|timed out|TimeoutError)`;
+const TEST_RUN = `['pytest', 'python -m unittest', 'tox', 'npm test', 'npm run test', 'yarn test', 'go test', 'cargo test', 'run_tests', 'runtests', 'bin/test', 'manage.py test', 'nosetests', 'make test', 'make check', 'mvn test', 'gradle test', 'python test_', 'python3 test_', 'python tests/', 'python3 tests/', 'python repro', 'python3 repro', 'bash repro', 'python verify', 'python3 verify', 'python check', 'python3 check', 'python final_test', 'python3 final_test', 'python run_', 'python3 run_', 'sphinx-build']`;
+// Errors that mean a call failed: the program, module or script is missing, the shell could not parse
+// the command, Python raised, the runner was pointed at nothing, the editor refused the edit, the OS
+// refused, or it ran out of time. A grep with no match (exit 1) or a failing test is the tool working.
+const TOOL_ERROR = String.raw`(?m)(: command not found|: not found$|No module named |can.t open file|syntax error near unexpected token|unexpected EOF while looking for matching|syntax error: unexpected end of file|ERROR: file (or directory )?not found|Your proposed edit has introduced new syntax error|Traceback \(most recent call last\)|^\s*File "[^"]*", line \d+|^\w*(Syntax|Indentation|Import|ModuleNotFound|Name|Attribute|Type|Permission)Error\b|Permission denied|timed out|TimeoutError)`;
 // Output of a test runner: its failures are tests failing, not the tool.
-const TEST_REPORT = String.raw`(?m)(^=+ .*(passed|failed|error).* =+$|^FAILED \(|^Ran \d+ tests? in|^OK( \(|$)|^(FAIL|ERROR): test|^E\s{3})`;
+const TEST_REPORT = String.raw`(?m)(^=+ .*(passed|failed|error).* =+$|^FAILED \(|^Ran \d+ tests? in|^OK( \(|$)|^(FAIL|ERROR): test|^E\s{3}|^\s*tests finished: \d+ passed|\[FAIL\]$)`;
 
 // Refs beyond the checked-out branch, where a later fix can live. Showing a commit is not in it: a
 // sha found by a plain `git log` of the branch is its own past (seen on real SWE-bench runs).
@@ -105,22 +106,27 @@ export const SWE_DETECTORS: readonly DetectorDefinition[] = [
   {
     id: "swe.tool_error",
     label: "tool_error",
-    version: 2,
+    version: 3,
     domains: ["swe"],
-    description: "A tool call failed in a way that means something: command not found, a Python traceback or error, permission denied, a timeout. A grep with no match or a test runner reporting failing tests is not an error.",
-    when: `tool_results.exists(r, r.content.matches(r'${TOOL_ERROR}') && !r.content.matches(r'${TEST_REPORT}'))`,
-    evidence: `{'errors': tool_results.filter(r, r.content.matches(r'${TOOL_ERROR}') && !r.content.matches(r'${TEST_REPORT}')).map(r, r.name + ': ' + tail(r.content, 160))}`,
+    description: "A tool call failed in a way that means something: command not found, a Python traceback or error, permission denied, a timeout. A grep with no match, a test runner reporting failing tests, or a script that printed a traceback it caught and exited 0 is not an error.",
+    when: `tool_results.exists(r, !r.ok && r.content.matches(r'${TOOL_ERROR}') && !r.content.matches(r'${TEST_REPORT}'))`,
+    evidence: `{'errors': tool_results.filter(r, !r.ok && r.content.matches(r'${TOOL_ERROR}') && !r.content.matches(r'${TEST_REPORT}')).map(r, r.name + ': ' + tail(r.content, 160))}`,
     cases: {
       match: [
         { name: "command not found", rollout: episode([call("bash", { cmd: "pyton x.py" }), result("bash", "bash: pyton: command not found", true)]) },
         { name: "traceback", rollout: episode([call("bash", { cmd: "python x.py" }), result("bash", '<returncode>1</returncode>\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nImportError: cannot import name y', true)]) },
         { name: "permission", rollout: episode([EDIT_CALL, result("str_replace_editor", "PermissionError: [Errno 13] Permission denied: 'tests/test_calc.py'", true)]) },
+        { name: "python -m on a missing module", rollout: episode([call("bash", { cmd: "python3 -m pytest tests" }), result("bash", "<returncode>1</returncode>\n/usr/bin/python3: No module named pytest", true)]) },
+        { name: "the shell could not parse the command", rollout: episode([call("bash", { cmd: "sed -i '1c\\\n x' a.py" }), result("bash", "<returncode>2</returncode>\nbash: -c: line 17: unexpected EOF while looking for matching `\"'", true)]) },
+        { name: "the editor refused an edit", rollout: episode([call("edit", { search: "x", replace: " y" }), { role: "tool", toolName: "edit", content: "Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\nERRORS:\n- E999 IndentationError: unexpected indent" }]) },
         { name: "timeout", rollout: episode([call("bash", { cmd: "python -m pytest" }), result("bash", "The last command <command>python -m pytest</command> timed out and has been killed.", true)]) },
       ],
       noMatch: [
         { name: "clean run", rollout: episode([TEST_CALL, result("bash", "3 passed")]) },
         { name: "grep with no match", rollout: episode([call("bash", { cmd: "grep -rn foo src" }), result("bash", "<returncode>1</returncode>\n<output>\n</output>", true)]) },
         { name: "failing test", rollout: episode([TEST_CALL, result("bash", "F\n=================================== FAILURES ===================================\nE       assert 1 == 3\n=========================== 1 failed in 0.04s ===========================", true)]) },
+        { name: "a caught traceback printed by a script that exited 0", rollout: episode([call("bash", { cmd: "python repro.py" }), { ...result("bash", '<returncode>0</returncode>\nTraceback (most recent call last):\n  File "repro.py", line 3, in <module>\nTypeError: bad operand', false) }]) },
+        { name: "sympy's runner reporting failing tests", rollout: episode([call("bash", { cmd: "bin/test sympy/core" }), result("bash", '....E..  [FAIL]\n  File "/testbed/sympy/core/tests/test_x.py", line 4, in test_y\nTypeError: z\n tests finished: 6 passed, 1 exceptions, in 0.5 seconds', true)]) },
         { name: "unittest failure with a traceback", rollout: episode([call("bash", { cmd: "./tests/runtests.py auth" }), result("bash", "F\n======================================================================\nFAIL: test_x (auth.tests.T)\nTraceback (most recent call last):\n  File \"t.py\", line 3\nAssertionError\n----------------------------------------------------------------------\nRan 1 test in 0.001s\n\nFAILED (failures=1)", true)]) },
       ],
     },
@@ -144,11 +150,11 @@ export const SWE_DETECTORS: readonly DetectorDefinition[] = [
   {
     id: "swe.no_test_after_edit",
     label: "no_test_after_edit",
-    version: 2,
+    version: 3,
     domains: ["swe"],
-    description: "The agent edited files (an editor, sed -i, cat >, a script, patch / git apply) and never ran a test runner (pytest, unittest, tox, tests/runtests.py, bin/test, manage.py test, …) or its reproduction script after its last edit.",
-    when: `last_call(tool_calls, ${EDIT}) >= 0 && last_call(tool_calls, ${TEST_RUN}) < last_call(tool_calls, ${EDIT})`,
-    evidence: `{'last_edit': last_call(tool_calls, ${EDIT}), 'last_test': last_call(tool_calls, ${TEST_RUN})}`,
+    description: "The agent edited a file it submits (an editor, sed -i, cat >, a script naming the file, patch / git apply) and never ran a test runner (pytest, unittest, tox, tests/runtests.py, bin/test, manage.py test, …) or its reproduction or check script after that last edit. Writing a scratch script that is not submitted is not an edit of the solution.",
+    when: `last_call_on(tool_calls, ${EDIT}, patch_files(patch)) >= 0 && last_call(tool_calls, ${TEST_RUN}) < last_call_on(tool_calls, ${EDIT}, patch_files(patch))`,
+    evidence: `{'last_edit': last_call_on(tool_calls, ${EDIT}, patch_files(patch)), 'last_test': last_call(tool_calls, ${TEST_RUN})}`,
     cases: {
       match: [
         { name: "edit, no test", rollout: episode([EDIT_CALL]) },
@@ -161,6 +167,7 @@ export const SWE_DETECTORS: readonly DetectorDefinition[] = [
         { name: "sed -i, then Django's runner", rollout: episode([call("bash", { command: "sed -i 's/a/b/' django/db/x.py" }), call("bash", { command: "./tests/runtests.py queries" })]) },
         { name: "git apply, then bin/test", rollout: episode([call("bash", { command: "git apply fix.diff" }), call("bash", { command: "bin/test sympy/core" })]) },
         { name: "no edit at all", rollout: episode([call("bash", { cmd: "ls" })], "") },
+        { name: "a scratch check written after the last test", rollout: episode([EDIT_CALL, TEST_CALL, call("bash", { command: "cat > check_more.py <<'EOF'\nprint(1)\nEOF" })]) },
       ],
     },
   },

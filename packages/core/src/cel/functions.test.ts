@@ -34,6 +34,12 @@ describe("CEL helper functions", () => {
     expect(evalOn("tool_count(tool_calls, 'bash')", { trajectory })).toBe(2);
     expect(evalOn("last_call(tool_calls, ['pytest', 'unittest'])", { trajectory })).toBe(2);
     expect(evalOn("last_call(tool_calls, ['cargo'])", { trajectory })).toBe(-1);
+    const edits = [
+      { role: "assistant", content: "", toolCalls: [{ name: "bash", arguments: { cmd: "cd pkg && sed -i s/a/b/ calc.py" } }] },
+      { role: "assistant", content: "", toolCalls: [{ name: "bash", arguments: { cmd: "sed -i s/a/b/ scratch.py" } }] },
+    ];
+    expect(evalOn("last_call_on(tool_calls, ['sed -i'], ['src/pkg/calc.py'])", { trajectory: edits })).toBe(0);
+    expect(evalOn("last_call_on(tool_calls, ['sed -i'], ['src/other.py'])", { trajectory: edits })).toBe(-1);
     const patch = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x\n+y\ndiff --git a/new.txt b/new.txt\n--- /dev/null\n+++ b/new.txt\n";
     expect(evalOn("patch_files(patch)", { trajectory, extra: { patch } })).toEqual(["a.py", "new.txt"]);
     expect(evalOn("patch_changed_files(patch)", { trajectory, extra: { patch } })).toEqual(["a.py"]);

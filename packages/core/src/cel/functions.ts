@@ -4,7 +4,7 @@ import { answersEqual, finalAnswer } from "../text/final-answer.ts";
 import { patchChangedFiles, patchFiles } from "../text/patch-files.ts";
 import { ngramRepeatRatio, repeatRun } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
-import { toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
+import { lastCall, lastCallOn, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
 import { re2Span } from "./regex.ts";
 import { STD_FUNCTIONS, type Overload } from "./stdlib.ts";
 import { T } from "./types.ts";
@@ -31,6 +31,10 @@ function toolCalls(list: CelList): ToolCallView[] {
     out.push({ name: typeof name === "string" ? name : "", args: typeof args === "string" ? args : "" });
   }
   return out;
+}
+
+function strings(list: CelList): string[] {
+  return [...list].filter((x): x is string => typeof x === "string");
 }
 
 const HELPERS: readonly Helper[] = [
@@ -70,15 +74,15 @@ const HELPERS: readonly Helper[] = [
     // Substrings, not regexes: it runs per call, and @bufbuild/cel compiles a regex on every use.
     name: "last_call",
     overload: { args: [T.list(T.dyn), T.list(T.string)], result: T.int },
-    func: celFunc("last_call", [ANY_LIST, listType(STRING)], INT, (l, needles) => {
-      const calls = toolCalls(l);
-      const ns = [...needles].filter((x): x is string => typeof x === "string");
-      for (let i = calls.length - 1; i >= 0; i--) {
-        const text = `${calls[i]!.name} ${calls[i]!.args}`;
-        if (ns.some((x) => text.includes(x))) return BigInt(i);
-      }
-      return -1n;
-    }),
+    func: celFunc("last_call", [ANY_LIST, listType(STRING)], INT, (l, needles) => BigInt(lastCall(toolCalls(l), strings(needles)))),
+  },
+  {
+    // last_call restricted to calls that name one of the files (by base name): the last edit of a submitted file.
+    name: "last_call_on",
+    overload: { args: [T.list(T.dyn), T.list(T.string), T.list(T.string)], result: T.int },
+    func: celFunc("last_call_on", [ANY_LIST, listType(STRING), listType(STRING)], INT, (l, needles, files) =>
+      BigInt(lastCallOn(toolCalls(l), strings(needles), strings(files))),
+    ),
   },
   {
     name: "patch_files",

@@ -4,7 +4,9 @@ import { canonicalJson } from "../canonical-json.ts";
 import { T, type VariableSchema } from "../cel/types.ts";
 
 const TOOL_CALL = T.record("tool_call", { name: T.string, args: T.string });
-const TOOL_RESULT = T.record("tool_result", { name: T.string, content: T.string, error: T.bool });
+// error: the data says the call failed; ok: the data says it succeeded (exit status 0). Both are false
+// when the format records no status, so a rule can tell "known to have worked" from "unknown".
+const TOOL_RESULT = T.record("tool_result", { name: T.string, content: T.string, error: T.bool, ok: T.bool });
 
 /**
  * The declared rollout schema detectors are type-checked against: flat, snake_case variables, one
@@ -81,7 +83,7 @@ export function rolloutBindings(r: Rollout, context: RolloutContext = {}, caps: 
   const toolResults = turns
     .filter((t) => t.role === "tool")
     .slice(0, caps.maxListItems)
-    .map((t) => ({ name: t.toolName ?? "", content: capString(t.content, caps.maxArgChars), error: t.isError ?? false }));
+    .map((t) => ({ name: t.toolName ?? "", content: capString(t.content, caps.maxArgChars), error: t.isError ?? false, ok: t.isError === false }));
   const patch = r.extra?.["patch"];
   return {
     uid: r.uid,
