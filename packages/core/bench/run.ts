@@ -3,7 +3,7 @@
 import type { Rollout } from "@evotrainer/contract";
 import {
   answersEqual, backtest, codeBlock, compileHarness, CODE_DETECTORS, defaultRecipe, finalAnswer, groupAdvantages,
-  MATH_DETECTORS, ngramRepeatRatio, patchFiles, repeatRun, rolloutBindings, scriptMix, seededRandom, SWE_DETECTORS,
+  MATH_DETECTORS, ngramRepeatRatio, patchFiles, repeatRunAtLeast, rolloutBindings, scriptMix, seededRandom, SWE_DETECTORS,
   type DetectorDefinition, type Domain, type Recipe,
 } from "../src/index.ts";
 
@@ -63,7 +63,7 @@ const BASELINES: Record<Exclude<Domain, "custom">, (r: Rollout) => number> = {
     return [
       r.truncated || r.finishReason === "length",
       /\S/.test(t) && fa === "",
-      ngramRepeatRatio(t, 4) >= 0.5 || repeatRun(t) >= 64,
+      ngramRepeatRatio(t, 4) >= 0.5 || repeatRunAtLeast(t, 64),
       gt !== "" && !answersEqual(fa, finalAnswer(gt) || gt),
       !/\S/.test(t),
       scriptMix(t) >= 0.05,

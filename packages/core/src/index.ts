@@ -28,7 +28,7 @@ export { T, typeName, type CelT, type VariableSchema } from "./cel/types.ts";
 export { re2Test, re2Span, type Span } from "./cel/regex.ts";
 
 export { finalAnswer, answersEqual } from "./text/final-answer.ts";
-export { ngramRepeatRatio, repeatRun } from "./text/repetition.ts";
+export { ngramRepeatRatio, repeatRun, repeatRunAtLeast } from "./text/repetition.ts";
 export { scriptMix } from "./text/script-mix.ts";
 export { patchFiles } from "./text/patch-files.ts";
 export { codeBlock } from "./text/code-block.ts";

@@ -3,7 +3,7 @@ import type { Expr } from "./ast.ts";
 import { codeBlock } from "../text/code-block.ts";
 import { answersEqual, finalAnswer } from "../text/final-answer.ts";
 import { patchChangedFiles, patchFiles } from "../text/patch-files.ts";
-import { ngramRepeatRatio, repeatRun } from "../text/repetition.ts";
+import { ngramRepeatRatio, repeatRun, repeatRunAtLeast } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
 import { lastCall, lastCallOn, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
 import { literalPlan, literalVerdict } from "./literal-prefilter.ts";
@@ -169,8 +169,11 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
         return (s) => { const x = a!(s); const y = b!(s); scalarPair(x, y, true); return (x as number) <= (y as number); };
       case "_>_":
         return (s) => { const x = a!(s); const y = b!(s); scalarPair(x, y, true); return (x as number) > (y as number); };
-      case "_>=_":
+      case "_>=_": {
+        const atLeast = repeatRunThreshold(rawArgs);
+        if (atLeast) return atLeast;
         return (s) => { const x = a!(s); const y = b!(s); scalarPair(x, y, true); return (x as number) >= (y as number); };
+      }
       case "_+_":
         // Strings and lists only: int addition has overflow errors the interpreter reports.
         return (s) => {
@@ -216,6 +219,21 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
   return undefined;
 }
 
+/**
+ * `repeat_run(text) >= K` with a literal K asks only whether some run reaches K, which a probe every
+ * few characters answers (repeatRunAtLeast) without measuring every run of every period.
+ */
+function repeatRunThreshold([left, right]: Expr[]): Fn | undefined {
+  if (left?.exprKind.case !== "callExpr" || right?.exprKind.case !== "constExpr") return undefined;
+  const call = left.exprKind.value;
+  const k = right.exprKind.value.constantKind;
+  if (call.function !== "repeat_run" || call.target || call.args.length !== 1 || k.case !== "int64Value") return undefined;
+  const text = build(call.args[0]!);
+  if (!text) return undefined;
+  const min = Number(k.value);
+  return (s) => repeatRunAtLeast(str(text(s)), min);
+}
+
 function build(e: Expr): Fn | undefined {
   const k = e.exprKind;
   switch (k.case) {
@@ -235,8 +253,7 @@ function build(e: Expr): Fn | undefined {
     }
     case "identExpr": {
       const name = k.value.name;
-      // Scopes chain to the bindings by prototype; names were checked against the schema, so no
-      // identifier reaches Object.prototype.
+      // Names were checked against the schema, so no identifier reaches Object.prototype.
       return (s) => {
         const v = s[name];
         return v === undefined ? fail() : v;
@@ -278,7 +295,9 @@ function build(e: Expr): Fn | undefined {
       const { iterVar, accuVar } = c;
       return (s) => {
         const items = list(range!(s));
-        const scope: Scope = Object.create(s);
+        // A copy, not Object.create(s): an object used as a prototype is reshaped by V8 (prototype
+        // mode), which made every rollout's bindings slow and cost a GC'd map per rollout.
+        const scope: Scope = { ...s };
         scope[accuVar] = init!(s);
         for (const item of items) {
           scope[iterVar] = item;

@@ -1,3 +1,5 @@
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /**
  * Share of word n-grams that repeat an earlier one (0 = all distinct, near 1 = a loop). Numbers are
  * collapsed first because a loop usually keeps counting ("On the 7th day … On the 8th day …").
@@ -5,28 +7,115 @@
  */
 export function ngramRepeatRatio(text: string, n: number): number {
   if (n < 1) return 0;
-  const words = text.toLowerCase().replace(/\d+/g, "0").split(/\s+/).filter((w) => w !== "");
-  if (words.length < n + 8) return 0;
-  // Words become small integers, n-grams a 53-bit hash of them: no string per n-gram.
-  const ids = new Map<string, number>();
-  const seq = new Int32Array(words.length);
-  words.forEach((w, i) => {
-    let id = ids.get(w);
-    if (id === undefined) ids.set(w, (id = ids.size));
-    seq[i] = id;
-  });
-  const total = words.length - n + 1;
-  const seen = new Set<number>();
+  const words = NON_ASCII.test(text) ? wordHashesOf(text) : asciiWordHashes(text);
+  const count = words.length / 2;
+  if (count < n + 8) return 0;
+  const total = count - n + 1;
+  return 1 - distinctNgrams(words, n, total) / total;
+}
+
+// A word is two 32-bit hashes of its characters (lower-cased, digit runs as one "0"): no string per word.
+const FNV1 = 0x811c9dc5;
+const FNV2 = 0x9747b28c;
+let wordBuffer = new Int32Array(1024);
+
+function pushWord(count: number, h1: number, h2: number): number {
+  if (2 * count + 2 > wordBuffer.length) {
+    const grown = new Int32Array(wordBuffer.length * 2);
+    grown.set(wordBuffer);
+    wordBuffer = grown;
+  }
+  wordBuffer[2 * count] = h1;
+  wordBuffer[2 * count + 1] = h2;
+  return count + 1;
+}
+
+/** The ASCII path: JavaScript's `\s` is [\t\n\v\f\r ] there, and lower-casing is one bit. */
+function asciiWordHashes(text: string): Int32Array {
+  let count = 0;
+  let inWord = false;
+  let inDigits = false;
+  let h1 = FNV1;
+  let h2 = FNV2;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    if (c === 32 || (c >= 9 && c <= 13)) {
+      if (inWord) count = pushWord(count, h1, h2);
+      inWord = false;
+      inDigits = false;
+      h1 = FNV1;
+      h2 = FNV2;
+      continue;
+    }
+    inWord = true;
+    if (c >= 48 && c <= 57) {
+      if (inDigits) continue;
+      inDigits = true;
+      h1 = Math.imul(h1 ^ 48, 0x01000193);
+      h2 = Math.imul(h2 ^ 48, 0x5bd1e995) ^ (h2 >>> 13);
+      continue;
+    }
+    inDigits = false;
+    const lower = c >= 65 && c <= 90 ? c + 32 : c;
+    h1 = Math.imul(h1 ^ lower, 0x01000193);
+    h2 = Math.imul(h2 ^ lower, 0x5bd1e995) ^ (h2 >>> 13);
+  }
+  return wordBuffer.subarray(0, 2 * count);
+}
+
+/** Any text: Unicode lower-casing and whitespace as the string methods define them. */
+function wordHashesOf(text: string): Int32Array {
+  let count = 0;
+  for (const w of text.toLowerCase().replace(/\d+/g, "0").split(/\s+/)) {
+    if (w === "") continue;
+    let h1 = FNV1;
+    let h2 = FNV2;
+    for (let i = 0; i < w.length; i++) {
+      const c = w.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 13);
+    }
+    count = pushWord(count, h1, h2);
+  }
+  return wordBuffer.subarray(0, 2 * count);
+}
+
+let table = new Float64Array(1024);
+
+/** Distinct n-grams of the word hashes, counted in an open-addressing table of 53-bit keys. */
+function distinctNgrams(words: Int32Array, n: number, total: number): number {
+  let size = table.length;
+  while (size < 2 * total) size *= 2;
+  if (size !== table.length) table = new Float64Array(size);
+  else table.fill(0);
+  const mask = size - 1;
+  let distinct = 0;
   for (let i = 0; i < total; i++) {
     let h1 = 0x811c9dc5;
     let h2 = 0x9747b28c;
     for (let k = 0; k < n; k++) {
-      h1 = Math.imul(h1 ^ seq[i + k]!, 0x01000193);
-      h2 = Math.imul(h2 ^ seq[i + k]!, 0x5bd1e995) ^ (h2 >>> 13);
+      const a = words[2 * (i + k)]!;
+      const b = words[2 * (i + k) + 1]!;
+      h1 = Math.imul(h1 ^ a, 0x01000193);
+      h1 = Math.imul(h1 ^ b, 0x01000193);
+      h2 = Math.imul(h2 ^ a, 0x5bd1e995) ^ (h2 >>> 13);
+      h2 = Math.imul(h2 ^ b, 0x5bd1e995) ^ (h2 >>> 13);
     }
-    seen.add((h1 >>> 0) * 0x200000 + (h2 & 0x1fffff));
+    // +1 keeps 0 free as the empty slot; the key stays below 2^53.
+    const key = (h1 >>> 0) * 0x200000 + (h2 & 0x1fffff) + 1;
+    let slot = (h1 ^ (h2 >>> 7)) & mask;
+    for (;;) {
+      const held = table[slot]!;
+      if (held === 0) {
+        table[slot] = key;
+        distinct++;
+        break;
+      }
+      if (held === key) break;
+      slot = (slot + 1) & mask;
+    }
   }
-  return 1 - seen.size / total;
+  return distinct;
 }
 
 /**
@@ -51,4 +140,27 @@ export function repeatRun(text: string, maxPeriod = 16): number {
     if (run > 0 && run + p > best) best = run + p;
   }
   return best;
+}
+
+/**
+ * Whether `repeatRun(text, maxPeriod) >= min`, without measuring every run: a run long enough has
+ * `min - p` consecutive positions where the text equals itself shifted by p, and any that many
+ * consecutive positions include one of every `min - p`-th, so only those are probed.
+ */
+export function repeatRunAtLeast(text: string, min: number, maxPeriod = 16): boolean {
+  if (min <= 0) return true;
+  const n = text.length;
+  for (let p = 1; p <= maxPeriod; p++) {
+    const need = Math.max(1, min - p);
+    for (let i = need - 1; i + p < n; i += need) {
+      if (text.charCodeAt(i) !== text.charCodeAt(i + p)) continue;
+      let start = i;
+      while (start > 0 && text.charCodeAt(start - 1) === text.charCodeAt(start - 1 + p)) start--;
+      let end = i;
+      while (end + 1 + p < n && text.charCodeAt(end + 1) === text.charCodeAt(end + 1 + p)) end++;
+      if (end - start + 1 >= need) return true;
+      i = end - ((end - (need - 1)) % need);
+    }
+  }
+  return false;
 }

@@ -17,23 +17,28 @@ const LETTER = /\p{L}/u;
  * Greek letters inside math (α, π) are a known, small source of noise.
  */
 export function scriptMix(text: string): number {
-  const counts = new Map<string, number>();
+  let latin = 0;
   let letters = 0;
-  for (const ch of text) {
-    const code = ch.charCodeAt(0);
+  let others: Map<string, number> | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
     // ASCII fast path: letters are Latin, everything else is not a letter.
     if (code < 128) {
       if ((code | 32) >= 97 && (code | 32) <= 122) {
-        counts.set("latin", (counts.get("latin") ?? 0) + 1);
+        latin++;
         letters++;
       }
       continue;
     }
+    const point = text.codePointAt(i)!;
+    if (point > 0xffff) i++;
+    const ch = String.fromCodePoint(point);
     if (!LETTER.test(ch)) continue;
     letters++;
     const script = SCRIPTS.find(([, re]) => re.test(ch))?.[0] ?? "other";
-    counts.set(script, (counts.get(script) ?? 0) + 1);
+    if (script === "latin") latin++;
+    else (others ??= new Map()).set(script, (others.get(script) ?? 0) + 1);
   }
   if (letters === 0) return 0;
-  return 1 - Math.max(...counts.values()) / letters;
+  return 1 - Math.max(latin, ...(others?.values() ?? [])) / letters;
 }

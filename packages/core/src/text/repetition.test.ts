@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { loadGsm8k, loadLiveCodeBench } from "../__fixtures__/real-data.ts";
+import { ngramRepeatRatio, repeatRun, repeatRunAtLeast } from "./repetition.ts";
+import { scriptMix } from "./script-mix.ts";
+
+// The definitions the fast helpers must keep, written the plain way: strings, sets and regexes.
+function referenceNgramRatio(text: string, n: number): number {
+  const words = text.toLowerCase().replace(/\d+/g, "0").split(/\s+/).filter((w) => w !== "");
+  if (words.length < n + 8) return 0;
+  const total = words.length - n + 1;
+  const seen = new Set<string>();
+  for (let i = 0; i < total; i++) seen.add(words.slice(i, i + n).join("\u0000"));
+  return 1 - seen.size / total;
+}
+function referenceScriptMix(text: string): number {
+  const counts = new Map<string, number>();
+  let letters = 0;
+  for (const ch of text) {
+    if (!/\p{L}/u.test(ch)) continue;
+    letters++;
+    const script = ["Latin", "Cyrillic", "Greek", "Han|Hiragana|Katakana", "Hangul", "Arabic", "Hebrew", "Devanagari", "Thai"].find((names) =>
+      names.split("|").some((name) => new RegExp(`\\p{Script=${name}}`, "u").test(ch)),
+    ) ?? "other";
+    counts.set(script, (counts.get(script) ?? 0) + 1);
+  }
+  return letters === 0 ? 0 : 1 - Math.max(...counts.values()) / letters;
+}
+
+const LOOPS = [
+  "Let me check. ".repeat(40),
+  `So the answer is ${"18".repeat(50)}`,
+  "Step 1: add 3. Step 2: add 3. Step 3: add 3. ".repeat(12),
+  "Ünïcödé wörds répétés encore. ".repeat(20),
+  "答案是 42。答案是 42。".repeat(20) + " so the answer is 42",
+  "The total is 5 dollars and the cost is 3.\u00a0".repeat(15),
+  "İstanbul ΣΟΦΟΣ σοφός x\u2028y ".repeat(12),
+];
+
+function texts(): string[] {
+  const real = [...loadGsm8k().map((r) => r.rollout.response!), ...loadLiveCodeBench().map((r) => r.rollout.response!)];
+  return [...real, ...LOOPS, "", "short text", "a\tb\vc\fd\re\nf g"];
+}
+
+describe("text helpers keep their definitions on real model output", () => {
+  const all = texts();
+
+  it("ngram_repeat_ratio equals the word-set definition (ASCII and Unicode paths)", () => {
+    const diffs = all.filter((t) => Math.abs(ngramRepeatRatio(t, 4) - referenceNgramRatio(t, 4)) > 1e-12);
+    expect(diffs.map((t) => t.slice(0, 80))).toEqual([]);
+    expect(ngramRepeatRatio(LOOPS[0]!, 4)).toBeGreaterThan(0.9);
+  });
+
+  it("repeat_run_at_least answers repeat_run >= K for every K that matters", () => {
+    const wrong: string[] = [];
+    for (const t of all) {
+      const run = repeatRun(t);
+      for (const k of [1, 2, 8, 17, 32, 64, 65, 200]) if (repeatRunAtLeast(t, k) !== run >= k) wrong.push(`${k} ${run} ${t.slice(0, 40)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("script_mix equals the per-code-point definition", () => {
+    const diffs = all.filter((t) => Math.abs(scriptMix(t) - referenceScriptMix(t)) > 1e-12);
+    expect(diffs.map((t) => t.slice(0, 80))).toEqual([]);
+    expect(scriptMix("hello world 你好世界")).toBeGreaterThan(0.2);
+  });
+});
