@@ -54,10 +54,10 @@ export const MATH_DETECTORS: readonly DetectorDefinition[] = [
   {
     id: "math.repetition_loop",
     label: "repetition_loop",
-    version: 1,
+    version: 2,
     domains: ["math"],
-    description: "The response loops: most of its word 4-grams repeat (numbers collapsed), or one short unit repeats over 64+ characters.",
-    when: "ngram_repeat_ratio(response, 4) >= 0.5 || repeat_run(response) >= 64",
+    description: "The response loops: one short unit repeats over 64+ characters, or most of its word 4-grams repeat (numbers collapsed): 60% and more, or half when the text never reaches a final answer. A step-by-step enumeration that moves on and answers (day 1, day 2, … A: 28) repeats about half its 4-grams and is not a loop.",
+    when: "repeat_run(response) >= 64 || ngram_repeat_ratio(response, 4) >= 0.6 || (ngram_repeat_ratio(response, 4) >= 0.5 && final_answer(response) == '')",
     evidence: "{'ngram_repeat_ratio': ngram_repeat_ratio(response, 4), 'repeat_run': repeat_run(response), 'tail': tail(response, 160)}",
     cases: {
       match: [
@@ -68,6 +68,10 @@ export const MATH_DETECTORS: readonly DetectorDefinition[] = [
       noMatch: [
         { name: "ordinary solution", rollout: { response: `${SOLUTION}\nA: 18` } },
         { name: "repeating decimal", rollout: { response: "Each gets 10/3 = 3.3333333333333335 apples, so about 3 each.\nA: 3" } },
+        {
+          name: "an enumeration that moves on and answers",
+          rollout: { response: `${LOOP}\nAfter those days it has 90 leaves.\nA: 90` },
+        },
       ],
     },
   },
