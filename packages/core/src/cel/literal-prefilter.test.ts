@@ -9,11 +9,14 @@ describe("literal prefilter", () => {
     expect(literalPlan("colou?r")).toEqual({ required: ["colo"], whole: [] });
     expect(literalPlan("(?i)wrong answer")).toBeUndefined();
     expect(literalPlan("x|yz")).toBeUndefined();
+    expect(literalPlan(String.raw`(?m)(: command not found|Traceback \(most|^\s*File "x)`)).toEqual({ required: [": command not found", "Traceback (most", 'File "x'], whole: [": command not found", "Traceback (most"] });
+    expect(literalPlan("(ab)+c")).toBeUndefined();
+    expect(literalPlan("(?m)(?i)abc")).toBeUndefined();
   });
 
   it("never contradicts RE2 where it gives a verdict", () => {
-    const patterns = [String.raw`input\s*\(|stdin|argv|open\s*\(`, String.raw`print\s*\(`, "ab+c", "colou?r", String.raw`a\.b|^foo$`, "x{2}yz", String.raw`git\s+(log\s+--all|reflog)`];
-    const texts = ["", "stdin", "print (1)", "print", "abbbc", "ac", "color", "colour", "a.b", "axb", "foo", "xxfoo", "xxyz", "xyz", "git reflog", "git  log --all", "input(", "open ("];
+    const patterns = [String.raw`input\s*\(|stdin|argv|open\s*\(`, String.raw`print\s*\(`, "ab+c", "colou?r", String.raw`a\.b|^foo$`, "x{2}yz", String.raw`git\s+(log\s+--all|reflog)`, String.raw`(?m)(^foo$|a\.b|: not found$)`, String.raw`(?:input\s*\(|stdin)`];
+    const texts = ["", "stdin", "print (1)", "print", "abbbc", "ac", "color", "colour", "a.b", "axb", "foo", "xxfoo", "xxyz", "xyz", "git reflog", "git  log --all", "input(", "open (", "x\nfoo\ny", "sh: x: not found", "sh: x: not found\nmore", "foo bar"];
     let settled = 0;
     for (const p of patterns) {
       const plan = literalPlan(p)!;

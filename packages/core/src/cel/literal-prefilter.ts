@@ -100,10 +100,29 @@ function branchLiteral(b: string): { literal: string; whole: boolean } {
   return { literal: best, whole: whole && best.length === b.length - (b.match(/\\/g)?.length ?? 0) };
 }
 
+/** `(A|B)` and `(?:A|B)` spanning the whole pattern demand what `A|B` does. */
+function unwrapWholeGroup(p: string): string {
+  if (!p.startsWith("(") || p.startsWith("(?") && !p.startsWith("(?:")) return p;
+  let depth = 0;
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === "\\") i++;
+    else if (p[i] === "[") {
+      i++;
+      if (p[i] === "^") i++;
+      if (p[i] === "]") i++;
+      while (i < p.length && p[i] !== "]") i += p[i] === "\\" ? 2 : 1;
+    } else if (p[i] === "(") depth++;
+    else if (p[i] === ")" && --depth === 0) return i === p.length - 1 ? p.slice(p.startsWith("(?:") ? 3 : 1, -1) : p;
+  }
+  return p;
+}
+
 export function literalPlan(pattern: string): LiteralPlan | undefined {
-  // Flags change what a literal matches; leave such patterns to the engine.
-  if (/\(\?(?!:)/.test(pattern)) return undefined;
-  const branches = topLevelBranches(pattern);
+  // Multi-line and dot-all only move anchors and '.', never what a literal matches; any other flag
+  // (case folding above all) changes it, so such patterns stay with the engine.
+  const body = unwrapWholeGroup(pattern.replace(/^\(\?[ms]+\)/, ""));
+  if (/\(\?(?!:)/.test(body)) return undefined;
+  const branches = topLevelBranches(body);
   if (!branches) return undefined;
   const required: string[] = [];
   const whole: string[] = [];
