@@ -24,8 +24,20 @@ export type Closure = (bindings: Readonly<Record<string, CelInput>>) => CelValue
 export class Fallback extends Error {}
 const FALLBACK = new Fallback("fallback to the interpreter");
 
-type Scope = Record<string, unknown>;
+/**
+ * What a closure reads: the rollout's bindings, or inside a comprehension a frame holding its
+ * iteration and accumulator values over the enclosing scope. Frames are small fixed-shape objects
+ * whose variables are resolved when the rule is compiled, so evaluating never copies the bindings.
+ */
+interface Frame {
+  up: Scope;
+  it: unknown;
+  acc: unknown;
+}
+type Scope = Record<string, unknown> | Frame;
 type Fn = (scope: Scope) => unknown;
+/** The comprehensions enclosing an expression, innermost last. */
+type Env = readonly { iterVar: string; accuVar: string }[];
 
 const EVIDENCE_CHARS = 200;
 
@@ -116,7 +128,7 @@ function codePoints(s: string): number {
   return n;
 }
 
-function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Expr[]): Fn | undefined {
+function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Expr[], env: Env): Fn | undefined {
   const [a, b, c] = args;
   if (target === undefined) {
     switch (fn) {
@@ -170,7 +182,7 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
       case "_>_":
         return (s) => { const x = a!(s); const y = b!(s); scalarPair(x, y, true); return (x as number) > (y as number); };
       case "_>=_": {
-        const atLeast = repeatRunThreshold(rawArgs);
+        const atLeast = repeatRunThreshold(rawArgs, env);
         if (atLeast) return atLeast;
         return (s) => { const x = a!(s); const y = b!(s); scalarPair(x, y, true); return (x as number) >= (y as number); };
       }
@@ -215,7 +227,7 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
     }
     return undefined;
   }
-  if (fn === "size" && args.length === 0) return compileCall("size", undefined, [target], []);
+  if (fn === "size" && args.length === 0) return compileCall("size", undefined, [target], [], env);
   return undefined;
 }
 
@@ -223,18 +235,24 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
  * `repeat_run(text) >= K` with a literal K asks only whether some run reaches K, which a probe every
  * few characters answers (repeatRunAtLeast) without measuring every run of every period.
  */
-function repeatRunThreshold([left, right]: Expr[]): Fn | undefined {
+function repeatRunThreshold([left, right]: Expr[], env: Env): Fn | undefined {
   if (left?.exprKind.case !== "callExpr" || right?.exprKind.case !== "constExpr") return undefined;
   const call = left.exprKind.value;
   const k = right.exprKind.value.constantKind;
   if (call.function !== "repeat_run" || call.target || call.args.length !== 1 || k.case !== "int64Value") return undefined;
-  const text = build(call.args[0]!);
+  const text = build(call.args[0]!, env);
   if (!text) return undefined;
   const min = Number(k.value);
   return (s) => repeatRunAtLeast(str(text(s)), min);
 }
 
-function build(e: Expr): Fn | undefined {
+function outer(s: Scope, depth: number): Scope {
+  let x = s;
+  for (let i = 0; i < depth; i++) x = (x as Frame).up;
+  return x;
+}
+
+function build(e: Expr, env: Env): Fn | undefined {
   const k = e.exprKind;
   switch (k.case) {
     case "constExpr": {
@@ -253,15 +271,21 @@ function build(e: Expr): Fn | undefined {
     }
     case "identExpr": {
       const name = k.value.name;
+      for (let d = 0; d < env.length; d++) {
+        const frame = env[env.length - 1 - d]!;
+        const slot = frame.iterVar === name ? "it" : frame.accuVar === name ? "acc" : undefined;
+        if (slot) return (s) => (outer(s, d) as Frame)[slot];
+      }
       // Names were checked against the schema, so no identifier reaches Object.prototype.
+      const depth = env.length;
       return (s) => {
-        const v = s[name];
+        const v = (outer(s, depth) as Record<string, unknown>)[name];
         return v === undefined ? fail() : v;
       };
     }
     case "selectExpr": {
       if (k.value.testOnly || !k.value.operand) return undefined;
-      const operand = build(k.value.operand);
+      const operand = build(k.value.operand, env);
       if (!operand) return undefined;
       const field = k.value.field;
       return (s) => {
@@ -275,36 +299,34 @@ function build(e: Expr): Fn | undefined {
     }
     case "listExpr": {
       if (k.value.optionalIndices.length > 0) return undefined;
-      const elems = k.value.elements.map(build);
+      const elems = k.value.elements.map((x) => build(x, env));
       if (elems.some((x) => x === undefined)) return undefined;
       return (s) => elems.map((f) => f!(s));
     }
     case "callExpr": {
-      const target = k.value.target ? build(k.value.target) : undefined;
+      const target = k.value.target ? build(k.value.target, env) : undefined;
       if (k.value.target && !target) return undefined;
-      const args = k.value.args.map(build);
+      const args = k.value.args.map((x) => build(x, env));
       if (args.some((x) => x === undefined)) return undefined;
-      return compileCall(k.value.function, target, args as Fn[], k.value.args);
+      return compileCall(k.value.function, target, args as Fn[], k.value.args, env);
     }
     case "comprehensionExpr": {
       const c = k.value;
       if (c.iterVar2 !== "") return undefined;
-      const parts = [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].map((x) => (x ? build(x) : undefined));
+      const { iterVar, accuVar } = c;
+      const inner: Env = [...env, { iterVar, accuVar }];
+      const parts = [c.iterRange && build(c.iterRange, env), c.accuInit && build(c.accuInit, env), ...[c.loopCondition, c.loopStep, c.result].map((x) => x && build(x, inner))];
       if (parts.some((x) => x === undefined)) return undefined;
       const [range, init, cond, step, result] = parts as Fn[];
-      const { iterVar, accuVar } = c;
       return (s) => {
         const items = list(range!(s));
-        // A copy, not Object.create(s): an object used as a prototype is reshaped by V8 (prototype
-        // mode), which made every rollout's bindings slow and cost a GC'd map per rollout.
-        const scope: Scope = { ...s };
-        scope[accuVar] = init!(s);
+        const frame: Frame = { up: s, it: undefined, acc: init!(s) };
         for (const item of items) {
-          scope[iterVar] = item;
-          if (!bool(cond!(scope))) break;
-          scope[accuVar] = step!(scope);
+          frame.it = item;
+          if (!bool(cond!(frame))) break;
+          frame.acc = step!(frame);
         }
-        return result!(scope);
+        return result!(frame);
       };
     }
     default:
@@ -314,7 +336,7 @@ function build(e: Expr): Fn | undefined {
 
 /** The closure of a parsed rule, or undefined when it uses something only the interpreter handles. */
 export function compileClosure(expr: Expr): Closure | undefined {
-  const fn = build(expr);
+  const fn = build(expr, []);
   if (!fn) return undefined;
   return (bindings) => {
     if (bindings !== memoBindings) {
