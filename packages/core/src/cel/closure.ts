@@ -6,7 +6,7 @@ import { patchChangedFiles, patchFiles } from "../text/patch-files.ts";
 import { ngramRepeatRatio, repeatRun, repeatRunAtLeast } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
 import { lastCall, lastCallOn, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
-import { literalPlan, literalVerdict } from "./literal-prefilter.ts";
+import { hasNonSpace, literalPlan, literalVerdict } from "./literal-prefilter.ts";
 import { cachingRe2, re2Span } from "./regex.ts";
 
 /**
@@ -218,6 +218,7 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
       } catch {
         return undefined;
       }
+      if (p.value.constantKind.value === String.raw`\S`) return (s) => hasNonSpace(str(target(s)));
       const plan = literalPlan(p.value.constantKind.value);
       if (!plan) return (s) => re.test(str(target(s)));
       return (s) => {

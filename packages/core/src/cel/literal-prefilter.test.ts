@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { literalPlan, literalVerdict } from "./literal-prefilter.ts";
+import { hasNonSpace, literalPlan, literalVerdict } from "./literal-prefilter.ts";
 import { re2Test } from "./regex.ts";
 
 describe("literal prefilter", () => {
@@ -29,5 +29,9 @@ describe("literal prefilter", () => {
       }
     }
     expect(settled).toBeGreaterThan(50);
+  });
+
+  it("answers \\S as RE2 does, whose whitespace is narrower than JavaScript's", () => {
+    for (const t of ["", " ", "\t\n\f\r ", "\v", "\u00a0", "\u3000", " x", "\n\n1"]) expect(hasNonSpace(t), JSON.stringify(t)).toBe(re2Test(t, String.raw`\S`));
   });
 });

@@ -141,3 +141,15 @@ export function literalVerdict(plan: LiteralPlan, text: string): boolean | undef
   for (const r of plan.required) if (text.includes(r)) return undefined;
   return false;
 }
+
+/**
+ * RE2's `\S` (rules use `matches(r'\S')` for "not blank"): any character but RE2's whitespace,
+ * [\t\n\f\r ], which is narrower than JavaScript's \s (no \v, no Unicode spaces).
+ */
+export function hasNonSpace(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 12 && c !== 13) return true;
+  }
+  return false;
+}
