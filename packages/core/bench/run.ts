@@ -119,7 +119,8 @@ for (const domain of ["math", "code", "swe"] as const) {
   const harness = compiled.harness;
   for (const bytes of [1024, 20 * 1024]) {
     const make = domain === "math" ? mathRollouts : domain === "code" ? codeRollouts : sweRollouts;
-    const rollouts = make(bytes > 2048 ? 40 : 400, bytes);
+    // As ingest hands rollouts over: parsed from JSON lines (flat strings), not built by concatenation.
+    const rollouts: Rollout[] = JSON.parse(JSON.stringify(make(bytes > 2048 ? 40 : 400, bytes)));
     harness.label(rollouts.slice(0, 20), domain);
     const cel = timeIt(1500, () => (harness.label(rollouts, domain), rollouts.length));
     // The reference path: every predicate (and the evidence of hits) through @bufbuild/cel's interpreter.
