@@ -81,7 +81,7 @@ test("rollouts filter by a label; the detail highlights the label's evidence", a
   for (const row of await rows.all()) await expect(row).toContainText("repetition_loop");
   await rows.first().click();
   const detail = page.getByTestId("rollout-detail");
-  await expect(detail.getByTestId("rollout-labels")).toContainText("math.repetition_loop v1");
+  await expect(detail.getByTestId("rollout-labels")).toContainText(/math\.repetition_loop v\d+/);
   await expect(detail.getByTestId("evidence-highlight").first()).toHaveText("so the answer is so the answer is so the answer is");
   await page.screenshot({ path: `${shots}/rollout-detail.png`, fullPage: true });
 
