@@ -1,21 +1,24 @@
 // Test-only: the closure compiler against the interpreter, rule by rule, shared by the core and adapters tests.
-import { parse } from "@bufbuild/cel";
+import { parse, type CelValue } from "@bufbuild/cel";
 import type { Rollout } from "@evotrainer/contract";
 import { celToJson } from "../cel/cel-json.ts";
-import { compileClosure, Fallback } from "../cel/closure.ts";
+import { compileClosure, compileJsonClosure, Fallback } from "../cel/closure.ts";
 import { compileRule } from "../cel/compile.ts";
 import type { DetectorDefinition } from "../harness/detector.ts";
 import { ROLLOUT_VARIABLES, rolloutBindings } from "../harness/rollout-variables.ts";
 
 /**
  * Runs every rule of the detectors through the closure and through the interpreter on each rollout;
- * returns the disagreements and how often a predicate's closure handed a rollout back to the interpreter.
+ * returns the disagreements and how often a closure handed a rollout back to the interpreter.
  */
 export function differential(detectors: readonly DetectorDefinition[], rollouts: readonly Rollout[]) {
   const rules = detectors.flatMap((d) => [d.when, ...(d.evidence ? [d.evidence] : [])].map((source, i) => {
     const rule = compileRule(source, { variables: ROLLOUT_VARIABLES });
     if (!rule.ok) throw new Error(rule.message);
-    return { id: d.id, isWhen: i === 0, closure: compileClosure(parse(source).expr), interpret: rule.rule.interpret };
+    // A predicate's closure yields a CEL scalar; evidence's yields JSON (maps and lists included).
+    const expr = parse(source).expr;
+    const closure = i === 0 ? compileClosure(expr) : compileJsonClosure(expr);
+    return { id: d.id, closure: closure && ((b: Parameters<typeof closure>[0]) => (i === 0 ? celToJson(closure(b) as CelValue) : closure(b))), interpret: rule.rule.interpret };
   }));
   const mismatches: string[] = [];
   let fallbacks = 0;
@@ -27,11 +30,10 @@ export function differential(detectors: readonly DetectorDefinition[], rollouts:
       const ref = rule.interpret(bindings);
       let fast: unknown;
       try {
-        fast = celToJson(rule.closure(bindings));
+        fast = rule.closure(bindings);
       } catch (e) {
         if (!(e instanceof Fallback)) throw e;
-        // Evidence yielding a map or list is built by the interpreter by design; a predicate should not fall back.
-        if (rule.isWhen) fallbacks++;
+        fallbacks++;
         continue;
       }
       compared++;

@@ -311,6 +311,22 @@ function build(e: Expr, env: Env): Fn | undefined {
       if (args.some((x) => x === undefined)) return undefined;
       return compileCall(k.value.function, target, args as Fn[], k.value.args, env);
     }
+    case "structExpr": {
+      // A map literal ({'tail': …, 'run': …}), as evidence is written; messages are refused by the checker.
+      if (k.value.messageName !== "") return undefined;
+      const entries = k.value.entries.map((en) => (en.keyKind.case === "mapKey" && en.value && !en.optionalEntry ? [build(en.keyKind.value, env), build(en.value, env)] : [undefined, undefined]));
+      if (entries.some(([key, value]) => !key || !value)) return undefined;
+      return (s) => {
+        const out = new Map<unknown, unknown>();
+        for (const [key, value] of entries) {
+          const k = key!(s);
+          // A repeated key is CEL's error, which the interpreter reports.
+          if (out.has(k)) fail();
+          out.set(k, value!(s));
+        }
+        return out;
+      };
+    }
     case "comprehensionExpr": {
       const c = k.value;
       if (c.iterVar2 !== "") return undefined;
@@ -335,18 +351,43 @@ function build(e: Expr, env: Env): Fn | undefined {
   }
 }
 
+function run(fn: Fn, bindings: Readonly<Record<string, CelInput>>): unknown {
+  if (bindings !== memoBindings) {
+    memoBindings = bindings;
+    memo = new Map();
+  }
+  return fn(bindings as Scope);
+}
+
 /** The closure of a parsed rule, or undefined when it uses something only the interpreter handles. */
 export function compileClosure(expr: Expr): Closure | undefined {
   const fn = build(expr, []);
   if (!fn) return undefined;
   return (bindings) => {
-    if (bindings !== memoBindings) {
-      memoBindings = bindings;
-      memo = new Map();
-    }
-    const v = fn(bindings as Scope);
+    const v = run(fn, bindings);
     // Lists and maps are built here as plain JS values; as a rule's result they must be CEL's own.
     if (typeof v === "object" || typeof v === "undefined") fail();
     return v as CelValue;
   };
+}
+
+/**
+ * The closure of a rule whose result is wanted as JSON (evidence): lists and maps are welcome here,
+ * and come out as `celToJson` gives the interpreter's (ints as numbers, keys as strings).
+ */
+export function compileJsonClosure(expr: Expr): ((bindings: Readonly<Record<string, CelInput>>) => unknown) | undefined {
+  const fn = build(expr, []);
+  if (!fn) return undefined;
+  return (bindings) => plainToJson(run(fn, bindings));
+}
+
+function plainToJson(v: unknown): unknown {
+  if (typeof v === "bigint") return Number(v);
+  if (v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean") return v;
+  if (Array.isArray(v)) return v.map(plainToJson);
+  const out: Record<string, unknown> = {};
+  if (v instanceof Map) for (const [k, val] of v) out[String(k)] = plainToJson(val);
+  else if (typeof v === "object") for (const [k, val] of Object.entries(v)) out[k] = plainToJson(val);
+  else fail();
+  return out;
 }

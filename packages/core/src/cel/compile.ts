@@ -1,6 +1,7 @@
 import { celEnv, isCelError, parse, plan, type CelEnv, type CelInput, type CelValue } from "@bufbuild/cel";
 import { children, type Expr } from "./ast.ts";
-import { compileClosure } from "./closure.ts";
+import { celToJson } from "./cel-json.ts";
+import { compileClosure, compileJsonClosure } from "./closure.ts";
 import { CheckError, checkExpr } from "./checker.ts";
 import { ALLOWED_FUNCTIONS, HELPER_FUNCS } from "./functions.ts";
 import { cachingRe2 } from "./regex.ts";
@@ -22,6 +23,8 @@ export interface CompiledRule {
   /** Closure-compiled (true) or interpreted only; `evaluate` falls back to the interpreter per rollout anyway. */
   compiled: boolean;
   evaluate(bindings: Readonly<Record<string, CelInput>>): EvalResult;
+  /** The result as JSON (ints as numbers): how evidence is stored. Lists and maps come from the closure too. */
+  evaluateJson(bindings: Readonly<Record<string, CelInput>>): { ok: true; json: unknown } | { ok: false; error: string };
   /** The @bufbuild/cel interpreter alone: the reference the closures are tested against. */
   interpret(bindings: Readonly<Record<string, CelInput>>): EvalResult;
 }
@@ -80,9 +83,14 @@ export function compileRule(source: string, options: CompileOptions): CompileRes
 
   const program = plan(envFor(options.variables), expr);
   const closure = compileClosure(expr);
+  const jsonClosure = compileJsonClosure(expr);
   const interpret = (bindings: Readonly<Record<string, CelInput>>): EvalResult => {
     const value = program(bindings as Record<string, CelInput>);
     return isCelError(value) ? { ok: false, error: value.message } : { ok: true, value };
+  };
+  const interpretJson = (bindings: Readonly<Record<string, CelInput>>) => {
+    const r = interpret(bindings);
+    return r.ok ? { ok: true as const, json: celToJson(r.value) } : r;
   };
   return {
     ok: true,
@@ -102,6 +110,15 @@ export function compileRule(source: string, options: CompileOptions): CompileRes
             }
           }
         : interpret,
+      evaluateJson: jsonClosure
+        ? (bindings) => {
+            try {
+              return { ok: true, json: jsonClosure(bindings) };
+            } catch {
+              return interpretJson(bindings);
+            }
+          }
+        : interpretJson,
     },
   };
 }

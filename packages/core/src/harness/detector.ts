@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { rolloutSchema, type Rollout } from "@evotrainer/contract";
 import type { CelInput } from "@bufbuild/cel";
-import { celToJson } from "../cel/cel-json.ts";
 import { compileRule, type CompiledRule, type RuleRejectionReason } from "../cel/compile.ts";
 import type { RuleLimits } from "../cel/guards.ts";
 import { T } from "../cel/types.ts";
@@ -86,7 +85,7 @@ export function compileDetector(input: DetectorDefinition, limits?: Partial<Rule
         if (!hit.ok) return { error: hit.error };
         if (hit.value !== true) return {};
         // Evidence is only computed for flagged rollouts, so it may be costlier than the predicate.
-        const ev = evidence?.evaluate(bindings);
+        const ev = evidence?.evaluateJson(bindings);
         return {
           label: {
             rolloutUid: uid,
@@ -94,7 +93,7 @@ export function compileDetector(input: DetectorDefinition, limits?: Partial<Rule
             detectorId: def.id,
             detectorVersion: def.version,
             validity: def.validity,
-            evidence: ev === undefined ? null : ev.ok ? celToJson(ev.value) : { error: ev.error },
+            evidence: ev === undefined ? null : ev.ok ? ev.json : { error: ev.error },
           },
         };
       },
