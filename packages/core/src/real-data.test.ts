@@ -62,8 +62,20 @@ describe("catalog on real data", () => {
     for (const r of rows) {
       const g = got(r.rollout.uid);
       const syntax = /expected an indented block|syntax/i.test(r.errorMessage ?? "");
+      // With no code extracted, the grader's -4 is its own wrapper failing on nothing (a parse error at
+      // its line 38, or no Solution method to call): no class of the submission's. -5 (TestRunnerError) is
+      // a test process that died without reporting, a crash.
+      const noCode = r.code.trim() === "";
       const expected =
-        r.errorCode === -2 ? ["wrong_answer"] : r.errorCode === -3 ? ["timeout"] : r.errorCode === -4 ? [syntax ? "compile_error" : "runtime_error"] : [];
+        r.errorCode === -2
+          ? ["wrong_answer"]
+          : r.errorCode === -3
+            ? ["timeout"]
+            : r.errorCode === -4 && !noCode
+              ? [syntax ? "compile_error" : "runtime_error"]
+              : r.errorCode === -5
+                ? ["runtime_error"]
+                : [];
       const key = `${r.errorCode ?? "passed"}`;
       counts[key] = (counts[key] ?? 0) + 1;
       if (JSON.stringify(g) !== JSON.stringify(expected)) mismatches.push(`${r.rollout.uid}: code ${r.errorCode} expected ${expected} got ${g}`);

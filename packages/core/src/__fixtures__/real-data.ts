@@ -52,6 +52,8 @@ export interface LiveCodeBenchRollout {
   rollout: Rollout;
   errorCode: number | undefined;
   errorMessage: string | undefined;
+  /** The code LiveCodeBench itself extracted from the output and graded ('' when it found none). */
+  code: string;
 }
 
 /** One rollout per problem: o1-mini's raw output, graded pass/fail, the grader's class as test status. */
@@ -62,6 +64,7 @@ export function loadLiveCodeBench(): LiveCodeBenchRollout[] {
     platform: string;
     difficulty: string;
     output_list: string[];
+    code_list: string[];
     graded_list: boolean[];
     metadata: string[];
   }[];
@@ -72,6 +75,7 @@ export function loadLiveCodeBench(): LiveCodeBenchRollout[] {
     return {
       errorCode: meta.error_code,
       errorMessage: meta.error_message,
+      code: row.code_list[0] ?? "",
       rollout: rolloutSchema.parse({
         uid: `lcb-${row.question_id}`,
         split: "train",
