@@ -3,33 +3,19 @@ import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { TRPCError } from "@trpc/server";
-import { appRouter, createCallerFactory, createContext } from "@evotrainer/api";
-import { createDatabase, importJob } from "@evotrainer/db";
-import { createTestDatabase } from "@evotrainer/db/testing";
-import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
+import { appRouter } from "@evotrainer/api";
+import { importJob } from "@evotrainer/db";
+import { QueueName } from "@evotrainer/queue";
 import { seedDashboard } from "../support/dashboard-seed.ts";
-import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { apiHarness } from "../support/api-harness.ts";
 
 // A database of its own: other files count rows of the shared one, and this one seeds several runs.
-const database = await createTestDatabase(inject("databaseUrl"));
-const db = createDatabase(database.url);
 const redisUrl = inject("redisUrl");
-const prefix = testPrefix();
-const connection = createProducerConnection(redisUrl);
-const producer = new Producer(connection, prefix);
-const createCaller = createCallerFactory(appRouter);
+const harness = await apiHarness(inject("databaseUrl"), redisUrl);
+const { db, connection, producer } = harness;
 
 type Credentials = { userId?: string; headers?: Record<string, string> };
-function callerAs(credentials: Credentials = {}) {
-  return createCaller(
-    createContext({
-      db,
-      headers: new Headers(credentials.headers),
-      sessionUserId: async () => credentials.userId ?? null,
-      producer: () => producer,
-    }),
-  );
-}
+const callerAs = (credentials: Credentials = {}) => harness.callerAs({ userId: credentials.userId, headers: new Headers(credentials.headers) });
 
 /** Calls a procedure by its dotted path ("decision.veto"), the way a client would. */
 function call(caller: ReturnType<typeof callerAs>, path: string, input?: unknown): Promise<unknown> {
@@ -55,11 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await producer.close();
-  connection.disconnect();
-  await deleteKeys(redisUrl, `${prefix}:*`);
-  await db.$disconnect();
-  await database.drop();
+  await harness.close();
 });
 
 describe("every tRPC procedure requires credentials", () => {

@@ -1,25 +1,18 @@
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { appRouter, createCallerFactory, createContext } from "@evotrainer/api";
-import { createDatabase, recordDecision } from "@evotrainer/db";
-import { createTestDatabase } from "@evotrainer/db/testing";
-import { createProducerConnection, Producer } from "@evotrainer/queue";
+import { recordDecision } from "@evotrainer/db";
+import { apiHarness } from "../support/api-harness.ts";
 import { seedDashboard } from "../support/dashboard-seed.ts";
-import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 
 // A database of its own: the seeded runs' branches are decided here, and other files count rows.
-const database = await createTestDatabase(inject("databaseUrl"));
-const db = createDatabase(database.url);
 const redisUrl = inject("redisUrl");
-const prefix = testPrefix();
-const connection = createProducerConnection(redisUrl);
-const producer = new Producer(connection, prefix);
+const harness = await apiHarness(inject("databaseUrl"), redisUrl);
+const { database, db, prefix, connection, producer } = harness;
 
 let seed: Awaited<ReturnType<typeof seedDashboard>>;
 let apiKey: string;
 
-const api = (userId: string) =>
-  createCallerFactory(appRouter)(createContext({ db, headers: new Headers(), sessionUserId: async () => userId, producer: () => producer }));
+const api = (userId: string) => harness.callerAs({ userId });
 
 /** The real CLI, as the owner of `apiKey`. */
 const cli = (...args: string[]) =>
@@ -42,11 +35,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await producer.close();
-  connection.disconnect();
-  await deleteKeys(redisUrl, `${prefix}:*`);
-  await db.$disconnect();
-  await database.drop();
+  await harness.close();
 });
 
 describe("decisions are recorded by one writer, whoever decides", () => {

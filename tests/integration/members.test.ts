@@ -3,23 +3,16 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { appRouter, createCallerFactory, createContext, verifyPassword } from "@evotrainer/api";
-import { createDatabase } from "@evotrainer/db";
-import { createTestDatabase } from "@evotrainer/db/testing";
-import { createProducerConnection, Producer } from "@evotrainer/queue";
+import { verifyPassword } from "@evotrainer/api";
+import { apiHarness } from "../support/api-harness.ts";
 import { seedDashboard } from "../support/dashboard-seed.ts";
-import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 
 // A database of its own: members and decisions are written here.
-const database = await createTestDatabase(inject("databaseUrl"));
-const db = createDatabase(database.url);
 const redisUrl = inject("redisUrl");
-const prefix = testPrefix();
-const connection = createProducerConnection(redisUrl);
-const producer = new Producer(connection, prefix);
-const createCaller = createCallerFactory(appRouter);
+const harness = await apiHarness(inject("databaseUrl"), redisUrl);
+const { database, db, prefix, connection, producer } = harness;
 
-const as = (userId: string | null) => createCaller(createContext({ db, headers: new Headers(), sessionUserId: async () => userId, producer: () => producer }));
+const as = (userId: string | null) => harness.callerAs({ userId });
 const anonymous = () => as(null);
 const tokenOf = (path: string) => path.split("/").at(-1)!;
 
@@ -48,11 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await producer.close();
-  connection.disconnect();
-  await deleteKeys(redisUrl, `${prefix}:*`);
-  await db.$disconnect();
-  await database.drop();
+  await harness.close();
 });
 
 describe("invitations", () => {
@@ -156,7 +145,7 @@ describe("roles and removal", () => {
     expect(await as(other.users.admin.id).member.remove({ organizationId: other.org.id, userId: viewerId })).toEqual({ userId: viewerId, email: other.users.viewer.email });
     expect(await statusOf(as(viewerId).run.byId({ runId: other.run.id }))).toBe(404);
     expect(await db.session.count({ where: { userId: viewerId } })).toBe(0);
-    const keyed = createCaller(createContext({ db, headers: new Headers({ authorization: `Bearer ${key.key}` }), sessionUserId: async () => null, producer: () => producer }));
+    const keyed = harness.callerAs({ headers: new Headers({ authorization: `Bearer ${key.key}` }) });
     expect(await statusOf(keyed.run.list())).toBe(401);
     await expect(as(other.users.admin.id).member.remove({ organizationId: other.org.id, userId: viewerId })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
@@ -174,7 +163,7 @@ describe("password reset by link", () => {
     expect(await anonymous().member.passwordReset({ token })).toEqual({ email: seed.users.approver.email });
     // The web app lifts the account's sign-in lockout through this hook; here it records whom it was told about.
     const lockoutsLifted: string[] = [];
-    const resetter = createCaller(createContext({ db, headers: new Headers(), sessionUserId: async () => null, producer: () => producer, passwordSet: async (email) => void lockoutsLifted.push(email) }));
+    const resetter = harness.callerAs({ passwordSet: async (email) => void lockoutsLifted.push(email) });
     expect(await resetter.member.completePasswordReset({ token, password: "a brand new password" })).toEqual({ email: seed.users.approver.email });
     expect(lockoutsLifted).toEqual([seed.users.approver.email]);
     expect(await passwordWorks(approverId, "a brand new password")).toBe(true);

@@ -2,24 +2,18 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { appRouter, createCallerFactory, createContext } from "@evotrainer/api";
 import { parseSignatureHeader, signedString } from "@evotrainer/core";
-import { createDatabase, recordEvent } from "@evotrainer/db";
-import { createTestDatabase } from "@evotrainer/db/testing";
-import { createProducerConnection, Producer } from "@evotrainer/queue";
+import { recordEvent } from "@evotrainer/db";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp, type WorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { seedDashboard } from "../support/dashboard-seed.ts";
-import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { apiHarness } from "../support/api-harness.ts";
 
 // A database of its own: deliveries and outbox rows are counted here.
-const database = await createTestDatabase(inject("databaseUrl"));
-const db = createDatabase(database.url);
 const redisUrl = inject("redisUrl");
-const prefix = testPrefix();
-const connection = createProducerConnection(redisUrl);
-const producer = new Producer(connection, prefix);
+const harness = await apiHarness(inject("databaseUrl"), redisUrl);
+const { database, db, prefix, connection, producer } = harness;
 const masterKey = Buffer.alloc(32, 7).toString("base64");
 process.env.EVO_MASTER_KEY = masterKey;
 
@@ -77,8 +71,7 @@ let base = "";
 let seed: Awaited<ReturnType<typeof seedDashboard>>;
 let app: WorkerApp;
 
-const api = (userId: string) =>
-  createCallerFactory(appRouter)(createContext({ db, headers: new Headers(), sessionUserId: async () => userId, producer: () => producer }));
+const api = (userId: string) => harness.callerAs({ userId });
 
 async function deliveryOf(id: string, settled: (status: string) => boolean) {
   for (;;) {
@@ -102,11 +95,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.shutdown();
   await receiver.close();
-  await producer.close();
-  connection.disconnect();
-  await deleteKeys(redisUrl, `${prefix}:*`);
-  await db.$disconnect();
-  await database.drop();
+  await harness.close();
 });
 
 describe("notifications (against a local webhook receiver)", () => {
