@@ -1,8 +1,8 @@
 // Test-only: the closure compiler against the interpreter, rule by rule, shared by the core and adapters tests.
-import { parse, type CelValue } from "@bufbuild/cel";
+import { parse } from "@bufbuild/cel";
 import type { Rollout } from "@evotrainer/contract";
 import { celToJson } from "../cel/cel-json.ts";
-import { compileClosure, compileJsonClosure, Fallback } from "../cel/closure.ts";
+import { compileClosures, Fallback } from "../cel/closure.ts";
 import { compileRule } from "../cel/compile.ts";
 import type { DetectorDefinition } from "../harness/detector.ts";
 import { ROLLOUT_VARIABLES, rolloutBindings } from "../harness/rollout-variables.ts";
@@ -16,9 +16,9 @@ export function differential(detectors: readonly DetectorDefinition[], rollouts:
     const rule = compileRule(source, { variables: ROLLOUT_VARIABLES });
     if (!rule.ok) throw new Error(rule.message);
     // A predicate's closure yields a CEL scalar; evidence's yields JSON (maps and lists included).
-    const expr = parse(source).expr;
-    const closure = i === 0 ? compileClosure(expr) : compileJsonClosure(expr);
-    return { id: d.id, closure: closure && ((b: Parameters<typeof closure>[0]) => (i === 0 ? celToJson(closure(b) as CelValue) : closure(b))), interpret: rule.rule.interpret };
+    const closures = compileClosures(parse(source).expr);
+    const closure = closures && (i === 0 ? (b: Parameters<typeof closures.json>[0]) => celToJson(closures.value(b)) : closures.json);
+    return { id: d.id, closure, interpret: rule.rule.interpret };
   }));
   const mismatches: string[] = [];
   let fallbacks = 0;

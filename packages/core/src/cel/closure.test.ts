@@ -5,7 +5,7 @@ import { loadGsm8k, loadLiveCodeBench } from "../__fixtures__/real-data.ts";
 import { CODE_DETECTORS, DETECTOR_CATALOG, MATH_DETECTORS } from "../catalog/index.ts";
 import { caseRollout, compileDetector } from "../harness/detector.ts";
 import { ROLLOUT_VARIABLES, rolloutBindings } from "../harness/rollout-variables.ts";
-import { CLOSURE_HELPERS, compileClosure } from "./closure.ts";
+import { CLOSURE_HELPERS, compileClosures } from "./closure.ts";
 import { helperSignatures } from "./functions.ts";
 import { compileRule } from "./compile.ts";
 import { T } from "./types.ts";
@@ -16,7 +16,7 @@ describe("closure-compiled CEL against the interpreter", () => {
   });
 
   it("compiles every catalog predicate (evidence maps stay with the interpreter)", () => {
-    const notCompiled = DETECTOR_CATALOG.filter((d) => compileClosure(parse(d.when).expr) === undefined).map((d) => d.id);
+    const notCompiled = DETECTOR_CATALOG.filter((d) => compileClosures(parse(d.when).expr) === undefined).map((d) => d.id);
     expect(notCompiled).toEqual([]);
   });
 

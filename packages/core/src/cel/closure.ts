@@ -12,9 +12,9 @@ import { cachingRe2, re2Span } from "./regex.ts";
 /**
  * A CEL rule compiled once into nested JS closures: the fast path for detectors. It covers the
  * subset the catalog and evolved detectors use (constants, variables, field selection, logic,
- * comparisons of same-typed scalars, string concatenation, size, matches, list literals,
+ * comparisons of same-typed scalars, string concatenation, size, matches, list and map literals,
  * comprehensions and the helpers). Anything else is left to the @bufbuild/cel interpreter, which
- * stays the reference: a node the compiler does not know makes `compileClosure` return undefined,
+ * stays the reference: a node the compiler does not know makes `compileClosures` return undefined,
  * and a runtime case it does not model exactly (mixed types, an error, a missing variable) throws
  * `Fallback` so the caller re-evaluates that rollout with the interpreter. The closure therefore
  * only ever answers where its answer is the interpreter's.
@@ -359,26 +359,25 @@ function run(fn: Fn, bindings: Readonly<Record<string, CelInput>>): unknown {
   return fn(bindings as Scope);
 }
 
-/** The closure of a parsed rule, or undefined when it uses something only the interpreter handles. */
-export function compileClosure(expr: Expr): Closure | undefined {
-  const fn = build(expr, []);
-  if (!fn) return undefined;
-  return (bindings) => {
-    const v = run(fn, bindings);
-    // Lists and maps are built here as plain JS values; as a rule's result they must be CEL's own.
-    if (typeof v === "object" || typeof v === "undefined") fail();
-    return v as CelValue;
-  };
-}
+export type JsonClosure = (bindings: Readonly<Record<string, CelInput>>) => unknown;
 
 /**
- * The closure of a rule whose result is wanted as JSON (evidence): lists and maps are welcome here,
- * and come out as `celToJson` gives the interpreter's (ints as numbers, keys as strings).
+ * The closures of a parsed rule, or undefined when it uses something only the interpreter handles:
+ * `value` yields a CEL scalar (a predicate); `json` yields the result as JSON (evidence), lists and
+ * maps included, as `celToJson` gives the interpreter's (ints as numbers, keys as strings).
  */
-export function compileJsonClosure(expr: Expr): ((bindings: Readonly<Record<string, CelInput>>) => unknown) | undefined {
+export function compileClosures(expr: Expr): { value: Closure; json: JsonClosure } | undefined {
   const fn = build(expr, []);
   if (!fn) return undefined;
-  return (bindings) => plainToJson(run(fn, bindings));
+  return {
+    value: (bindings) => {
+      const v = run(fn, bindings);
+      // Lists and maps are built here as plain JS values; as a CEL value they must be CEL's own.
+      if (typeof v === "object" || typeof v === "undefined") fail();
+      return v as CelValue;
+    },
+    json: (bindings) => plainToJson(run(fn, bindings)),
+  };
 }
 
 function plainToJson(v: unknown): unknown {

@@ -1,7 +1,7 @@
 import { celEnv, isCelError, parse, plan, type CelEnv, type CelInput, type CelValue } from "@bufbuild/cel";
 import { children, type Expr } from "./ast.ts";
 import { celToJson } from "./cel-json.ts";
-import { compileClosure, compileJsonClosure } from "./closure.ts";
+import { compileClosures } from "./closure.ts";
 import { CheckError, checkExpr } from "./checker.ts";
 import { ALLOWED_FUNCTIONS, HELPER_FUNCS } from "./functions.ts";
 import { cachingRe2 } from "./regex.ts";
@@ -82,8 +82,7 @@ export function compileRule(source: string, options: CompileOptions): CompileRes
   }
 
   const program = plan(envFor(options.variables), expr);
-  const closure = compileClosure(expr);
-  const jsonClosure = compileJsonClosure(expr);
+  const closures = compileClosures(expr);
   const interpret = (bindings: Readonly<Record<string, CelInput>>): EvalResult => {
     const value = program(bindings as Record<string, CelInput>);
     return isCelError(value) ? { ok: false, error: value.message } : { ok: true, value };
@@ -98,28 +97,23 @@ export function compileRule(source: string, options: CompileOptions): CompileRes
       source,
       resultType,
       ...references(expr, options.variables),
-      compiled: closure !== undefined,
+      compiled: closures !== undefined,
       interpret,
-      evaluate: closure
-        ? (bindings) => {
-            try {
-              return { ok: true, value: closure(bindings) };
-            } catch {
-              // Fallback, or an error in a helper: the interpreter gives CEL's own answer or message.
-              return interpret(bindings);
-            }
-          }
-        : interpret,
-      evaluateJson: jsonClosure
-        ? (bindings) => {
-            try {
-              return { ok: true, json: jsonClosure(bindings) };
-            } catch {
-              return interpretJson(bindings);
-            }
-          }
-        : interpretJson,
+      evaluate: orInterpreter(closures && ((bindings) => ({ ok: true, value: closures.value(bindings) })), interpret),
+      evaluateJson: orInterpreter(closures && ((bindings) => ({ ok: true as const, json: closures.json(bindings) })), interpretJson),
     },
+  };
+}
+
+/** The closure's answer; on a fallback or an error in a helper, the interpreter gives CEL's own answer or message. */
+function orInterpreter<R>(closure: ((bindings: Readonly<Record<string, CelInput>>) => R) | undefined, interpret: (bindings: Readonly<Record<string, CelInput>>) => R) {
+  if (!closure) return interpret;
+  return (bindings: Readonly<Record<string, CelInput>>): R => {
+    try {
+      return closure(bindings);
+    } catch {
+      return interpret(bindings);
+    }
   };
 }
 
