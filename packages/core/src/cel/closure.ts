@@ -5,7 +5,7 @@ import { answersEqual, finalAnswer } from "../text/final-answer.ts";
 import { patchChangedFiles, patchFiles } from "../text/patch-files.ts";
 import { ngramRepeatRatio, repeatRun, repeatRunAtLeast } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
-import { lastCall, lastCallOn, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
+import { lastCall, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
 import { hasNonSpace, literalPlan, literalVerdict } from "./literal-prefilter.ts";
 import { cachingRe2, re2Span } from "./regex.ts";
 
@@ -76,7 +76,7 @@ export const CLOSURE_HELPERS: Readonly<Record<string, (...a: unknown[]) => unkno
   tool_count: (l, name) => BigInt(toolCount(toolCalls(list(l)), str(name))),
   tool_repeat_run: (l) => BigInt(toolRepeatRun(toolCalls(list(l)))),
   last_call: (l, needles) => BigInt(lastCall(toolCalls(list(l)), list(needles).map(str))),
-  last_call_on: (l, needles, files) => BigInt(lastCallOn(toolCalls(list(l)), list(needles).map(str), list(files).map(str))),
+  last_call_on: (l, needles, files) => BigInt(lastCall(toolCalls(list(l)), list(needles).map(str), list(files).map(str))),
   patch_files: (s) => patchFiles(str(s)),
   patch_changed_files: (s) => patchChangedFiles(str(s)),
   final_answer: (s) => finalAnswer(str(s)),

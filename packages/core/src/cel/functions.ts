@@ -4,7 +4,7 @@ import { answersEqual, finalAnswer } from "../text/final-answer.ts";
 import { patchChangedFiles, patchFiles } from "../text/patch-files.ts";
 import { ngramRepeatRatio, repeatRun } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
-import { lastCall, lastCallOn, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
+import { lastCall, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
 import { re2Span } from "./regex.ts";
 import { STD_FUNCTIONS, type Overload } from "./stdlib.ts";
 import { T } from "./types.ts";
@@ -81,7 +81,7 @@ const HELPERS: readonly Helper[] = [
     name: "last_call_on",
     overload: { args: [T.list(T.dyn), T.list(T.string), T.list(T.string)], result: T.int },
     func: celFunc("last_call_on", [ANY_LIST, listType(STRING), listType(STRING)], INT, (l, needles, files) =>
-      BigInt(lastCallOn(toolCalls(l), strings(needles), strings(files))),
+      BigInt(lastCall(toolCalls(l), strings(needles), strings(files))),
     ),
   },
   {

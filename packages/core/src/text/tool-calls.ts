@@ -23,25 +23,17 @@ export function toolRepeatRun(calls: readonly ToolCallView[]): number {
   return best;
 }
 
-/** Index of the last call whose "name args" text contains any of the needles, -1 when none does. */
-export function lastCall(calls: readonly ToolCallView[], needles: readonly string[]): number {
-  for (let i = calls.length - 1; i >= 0; i--) {
-    const text = `${calls[i]!.name} ${calls[i]!.args}`;
-    if (needles.some((x) => text.includes(x))) return i;
-  }
-  return -1;
-}
-
 /**
- * Index of the last call that contains any of the needles and names one of the files, by base name:
- * an edit of a file the patch submits, not of the agent's own scratch script. A call may name a file
- * by any path (`cd pkg && sed -i … x.py`), so the base name is what is looked for.
+ * Index of the last call whose "name args" text contains any of the needles, -1 when none does.
+ * With `files`, the call must also name one of them, by base name: an edit of a file the patch
+ * submits, not of the agent's own scratch script. A call may name a file by any path
+ * (`cd pkg && sed -i … x.py`), so the base name is what is looked for.
  */
-export function lastCallOn(calls: readonly ToolCallView[], needles: readonly string[], files: readonly string[]): number {
-  const names = [...new Set(files.map((f) => f.slice(f.lastIndexOf("/") + 1)).filter((n) => n !== ""))];
+export function lastCall(calls: readonly ToolCallView[], needles: readonly string[], files?: readonly string[]): number {
+  const names = files && [...new Set(files.map((f) => f.slice(f.lastIndexOf("/") + 1)).filter((n) => n !== ""))];
   for (let i = calls.length - 1; i >= 0; i--) {
     const text = `${calls[i]!.name} ${calls[i]!.args}`;
-    if (needles.some((x) => text.includes(x)) && names.some((n) => text.includes(n))) return i;
+    if (needles.some((x) => text.includes(x)) && (!names || names.some((n) => text.includes(n)))) return i;
   }
   return -1;
 }
