@@ -3,8 +3,7 @@
 import { useState } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
-
-export type FailedCheck = { name: string; detail: string };
+import { FailedChecksWarning, type FailedCheck } from "./failed-checks-warning";
 
 /**
  * Approve, revise (instructions) or veto (reason required). Rendered only for approvers and admins.
@@ -73,18 +72,10 @@ export function DecisionPanel({ branchId, failedChecks = [] }: { branchId: strin
           }}
         >
           {mode === "approve" && (
-            <div className="warning" role="alert" data-testid="override-warning">
-              <strong>
-                The verdict failed {failedChecks.length} check{failedChecks.length === 1 ? "" : "s"}. Approving promotes the branch anyway:
-              </strong>
-              <ul>
-                {failedChecks.map((c) => (
-                  <li key={c.name}>
-                    <strong>{c.name}</strong>: {c.detail}
-                  </li>
-                ))}
-              </ul>
-            </div>
+            <FailedChecksWarning
+              heading={`The verdict failed ${failedChecks.length} check${failedChecks.length === 1 ? "" : "s"}. Approving promotes the branch anyway:`}
+              checks={failedChecks}
+            />
           )}
           <label>
             {mode === "approve"

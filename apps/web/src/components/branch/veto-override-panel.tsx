@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
-import type { FailedCheck } from "./decision-panel";
+import { FailedChecksWarning, type FailedCheck } from "./failed-checks-warning";
 
 /**
  * The autonomy policy vetoed this branch on its gate; a person may promote it anyway, after reading
@@ -39,18 +39,10 @@ export function VetoOverridePanel({ branchId, policyReason, failedChecks }: { br
             override.mutate({ branchId, reason });
           }}
         >
-          <div className="warning" role="alert" data-testid="override-warning">
-            <strong>
-              Overriding promotes the branch although {failedChecks.length === 1 ? "this check" : `these ${failedChecks.length} checks`} failed:
-            </strong>
-            <ul>
-              {failedChecks.map((c) => (
-                <li key={c.name}>
-                  <strong>{c.name}</strong>: {c.detail}
-                </li>
-              ))}
-            </ul>
-          </div>
+          <FailedChecksWarning
+            heading={`Overriding promotes the branch although ${failedChecks.length === 1 ? "this check" : `these ${failedChecks.length} checks`} failed:`}
+            checks={failedChecks}
+          />
           <label>
             Why override the policy? (kept in the audit, marked as an override)
             <textarea value={reason} onChange={(e) => setReason(e.target.value)} required rows={3} />
