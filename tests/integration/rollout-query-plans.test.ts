@@ -83,6 +83,8 @@ describe("the rollouts explorer's queries at scale", () => {
         [branchId, detector.id, rare.id, common.id],
       );
     }
+    // A large sample, so the statistics (and the plans they choose) barely move between runs.
+    await sql.query("SET default_statistics_target = 1000");
     await sql.query("ANALYZE");
 
     const api = createCallerFactory(appRouter)(createContext({ db, headers: new Headers(), sessionUserId: async () => user.id, producer: () => { throw new Error("no queue here"); } }));
