@@ -8,6 +8,7 @@ import { scriptMix } from "../text/script-mix.ts";
 import { lastCall, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
 import { hasNonSpace, literalPlan, literalVerdict } from "./literal-prefilter.ts";
 import { cachingRe2, re2Span } from "./regex.ts";
+import { startPlan, startVerdict } from "./start-literals.ts";
 
 /**
  * A CEL rule compiled once into nested JS closures: the fast path for detectors. It covers the
@@ -218,12 +219,14 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
       } catch {
         return undefined;
       }
-      if (p.value.constantKind.value === String.raw`\S`) return (s) => hasNonSpace(str(target(s)));
-      const plan = literalPlan(p.value.constantKind.value);
-      if (!plan) return (s) => re.test(str(target(s)));
+      const pattern = p.value.constantKind.value;
+      if (pattern === String.raw`\S`) return (s) => hasNonSpace(str(target(s)));
+      const literals = literalPlan(pattern);
+      const starts = startPlan(pattern);
+      if (!literals && !starts) return (s) => re.test(str(target(s)));
       return (s) => {
         const text = str(target(s));
-        return literalVerdict(plan, text) ?? re.test(text);
+        return (literals && literalVerdict(literals, text)) ?? (starts && startVerdict(starts, text)) ?? re.test(text);
       };
     }
     return undefined;

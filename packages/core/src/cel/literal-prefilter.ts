@@ -1,42 +1,24 @@
+import { foldedAscii } from "../text/ascii.ts";
+import { ESCAPED_PUNCT, PLAIN, splitPattern } from "./pattern-branches.ts";
+
 /**
  * What a RE2 pattern's top-level alternatives demand literally, to answer `matches` without the
  * regex engine when a substring search settles it: a text lacking every alternative's required
  * literal cannot match, and a text containing an alternative that is nothing but a literal does.
- * Conservative: patterns with flags or anything unparsed here get no plan (the engine decides).
+ * Conservative: patterns with other flags or anything unparsed here get no plan (the engine decides).
  */
 export interface LiteralPlan {
   /** One literal per alternative that every match of that alternative contains. */
   required: string[];
   /** Alternatives that are a plain literal: containing one is a match. */
   whole: string[];
-}
-
-const PLAIN = /[A-Za-z0-9 _\-:=,;'"<>/!@#%&~`]/;
-const ESCAPED_PUNCT = /[.()[\]{}*+?|\\/\-^$]/;
-
-function topLevelBranches(p: string): string[] | undefined {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < p.length; i++) {
-    const c = p[i];
-    if (c === "\\") i++;
-    else if (c === "[") {
-      // Skip the class; a ']' first in it is literal.
-      i++;
-      if (p[i] === "^") i++;
-      if (p[i] === "]") i++;
-      while (i < p.length && p[i] !== "]") i += p[i] === "\\" ? 2 : 1;
-      if (i >= p.length) return undefined;
-    } else if (c === "(") depth++;
-    else if (c === ")") depth--;
-    else if (c === "|" && depth === 0) {
-      out.push(p.slice(start, i));
-      start = i + 1;
-    }
-  }
-  out.push(p.slice(start));
-  return depth === 0 ? out : undefined;
+  /** Alternatives `^literal$` without multi-line: only a text equal to the literal matches them. */
+  exact: string[];
+  /**
+   * (?i): literals are lower-cased and compared with the lower-cased text. Only for ASCII texts:
+   * RE2 folds a few non-ASCII letters onto ASCII ones (ſ onto s, the Kelvin sign onto k).
+   */
+  fold: boolean;
 }
 
 /** The longest literal run at depth 0 of a branch, and whether the branch is only that literal. */
@@ -100,45 +82,33 @@ function branchLiteral(b: string): { literal: string; whole: boolean } {
   return { literal: best, whole: whole && best.length === b.length - (b.match(/\\/g)?.length ?? 0) };
 }
 
-/** `(A|B)` and `(?:A|B)` spanning the whole pattern demand what `A|B` does. */
-function unwrapWholeGroup(p: string): string {
-  if (!p.startsWith("(") || p.startsWith("(?") && !p.startsWith("(?:")) return p;
-  let depth = 0;
-  for (let i = 0; i < p.length; i++) {
-    if (p[i] === "\\") i++;
-    else if (p[i] === "[") {
-      i++;
-      if (p[i] === "^") i++;
-      if (p[i] === "]") i++;
-      while (i < p.length && p[i] !== "]") i += p[i] === "\\" ? 2 : 1;
-    } else if (p[i] === "(") depth++;
-    else if (p[i] === ")" && --depth === 0) return i === p.length - 1 ? p.slice(p.startsWith("(?:") ? 3 : 1, -1) : p;
-  }
-  return p;
-}
-
 export function literalPlan(pattern: string): LiteralPlan | undefined {
-  // Multi-line and dot-all only move anchors and '.', never what a literal matches; any other flag
-  // (case folding above all) changes it, so such patterns stay with the engine.
-  const body = unwrapWholeGroup(pattern.replace(/^\(\?[ms]+\)/, ""));
-  if (/\(\?(?!:)/.test(body)) return undefined;
-  const branches = topLevelBranches(body);
-  if (!branches) return undefined;
-  const required: string[] = [];
-  const whole: string[] = [];
+  const parts = splitPattern(pattern);
+  if (!parts) return undefined;
+  const { fold, multiLine, branches } = parts;
+  const cased = (x: string) => (fold ? x.toLowerCase() : x);
+  const plan: LiteralPlan = { required: [], whole: [], exact: [], fold };
   for (const b of branches) {
-    const { literal, whole: isWhole } = branchLiteral(b);
+    const anchored = !multiLine && b.length > 2 && b.startsWith("^") && b.endsWith("$") && !b.endsWith("\\$") ? branchLiteral(b.slice(1, -1)) : undefined;
+    if (anchored?.whole && anchored.literal.length > 0) {
+      plan.exact.push(cased(anchored.literal));
+      continue;
+    }
+    const { literal, whole } = branchLiteral(b);
     if (literal.length < 2) return undefined;
-    required.push(literal);
-    if (isWhole) whole.push(literal);
+    plan.required.push(cased(literal));
+    if (whole) plan.whole.push(cased(literal));
   }
-  return { required, whole };
+  return plan;
 }
 
 /** true or false when the literals settle `matches`, undefined when the regex engine must. */
 export function literalVerdict(plan: LiteralPlan, text: string): boolean | undefined {
-  for (const w of plan.whole) if (text.includes(w)) return true;
-  for (const r of plan.required) if (text.includes(r)) return undefined;
+  const t = plan.fold ? foldedAscii(text) : text;
+  if (t === undefined) return undefined;
+  for (const w of plan.whole) if (t.includes(w)) return true;
+  for (const e of plan.exact) if (t === e) return true;
+  for (const r of plan.required) if (t.includes(r)) return undefined;
   return false;
 }
 

@@ -1,3 +1,8 @@
+const LINE_FORMS: readonly { marker: string; line: RegExp; all: RegExp }[] = [
+  { marker: "####", line: /^[ \t]*####[ \t]*(.+)$/, all: /^[ \t]*####[ \t]*(.+)$/gm },
+  { marker: ":", line: /^[ \t]*(?:A|Answer|Final Answer)[ \t]*:[ \t]*(.+)$/i, all: /^[ \t]*(?:A|Answer|Final Answer)[ \t]*:[ \t]*(.+)$/gim },
+];
+
 /**
  * The final answer a math response commits to, or "" when it commits to none. Looks, in order of
  * precedence, for the last \boxed{...} (braces balanced), a "#### n" line (GSM8K reference style),
@@ -6,14 +11,34 @@
 export function finalAnswer(text: string): string {
   const boxed = lastBoxed(text);
   if (boxed !== undefined) return boxed.trim();
-  for (const re of [/^[ \t]*####[ \t]*(.+)$/gm, /^[ \t]*(?:A|Answer|Final Answer)[ \t]*:[ \t]*(.+)$/gim]) {
-    let last: string | undefined;
-    for (const m of text.matchAll(re)) last = m[1];
+  for (const form of LINE_FORMS) {
+    const last = lastLineMatch(text, form);
     if (last !== undefined && last.trim() !== "") return last.trim();
   }
   let said: string | undefined;
   for (const m of text.matchAll(/answer is[ \t:]*\$?([^\s$][^\n]*?)\$?[ \t]*(?:\.(?:\s|$)|\n|$)/gi)) said = m[1];
   return said?.trim() ?? "";
+}
+
+const isLineEnd = (c: number) => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
+
+/**
+ * The group of the last line the form matches. Every match holds the marker, so when the last line
+ * holding it matches, that is the last match: one line read from the end instead of a scan of a
+ * long chain of thought. Otherwise a full scan decides.
+ */
+function lastLineMatch(text: string, form: (typeof LINE_FORMS)[number]): string | undefined {
+  const at = text.lastIndexOf(form.marker);
+  if (at < 0) return undefined;
+  let start = at;
+  while (start > 0 && !isLineEnd(text.charCodeAt(start - 1))) start--;
+  let end = at;
+  while (end < text.length && !isLineEnd(text.charCodeAt(end))) end++;
+  const m = form.line.exec(text.slice(start, end));
+  if (m) return m[1];
+  let last: string | undefined;
+  for (const all of text.matchAll(form.all)) last = all[1];
+  return last;
 }
 
 function lastBoxed(text: string): string | undefined {

@@ -1,4 +1,4 @@
-const NON_ASCII = /[^\x00-\x7f]/;
+import { isAscii } from "./ascii.ts";
 
 /**
  * Share of word n-grams that repeat an earlier one (0 = all distinct, near 1 = a loop). Numbers are
@@ -7,7 +7,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
  */
 export function ngramRepeatRatio(text: string, n: number): number {
   if (n < 1) return 0;
-  const words = NON_ASCII.test(text) ? wordHashesOf(text) : asciiWordHashes(text);
+  const words = isAscii(text) ? asciiWordHashes(text) : wordHashesOf(text);
   const count = words.length / 2;
   if (count < n + 8) return 0;
   const total = count - n + 1;

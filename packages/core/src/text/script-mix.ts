@@ -1,3 +1,5 @@
+import { isAscii } from "./ascii.ts";
+
 const SCRIPTS: ReadonlyArray<[string, RegExp]> = [
   ["latin", /\p{Script=Latin}/u],
   ["cyrillic", /\p{Script=Cyrillic}/u],
@@ -17,6 +19,8 @@ const LETTER = /\p{L}/u;
  * Greek letters inside math (α, π) are a known, small source of noise.
  */
 export function scriptMix(text: string): number {
+  // Every ASCII letter is Latin: one script, no mix.
+  if (isAscii(text)) return 0;
   let latin = 0;
   let letters = 0;
   let others: Map<string, number> | undefined;
