@@ -71,46 +71,77 @@ export interface RolloutContext {
   maxResponseTokens?: number;
 }
 
-/** The CEL bindings of one rollout, built once and shared by every detector. */
-export function rolloutBindings(r: Rollout, context: RolloutContext = {}, caps: InputCaps = DEFAULT_INPUT_CAPS): Record<string, CelInput> {
-  const str = (s: string) => capString(s, caps.maxStringChars);
-  const turns = r.trajectory ?? [];
-  const response = r.response ?? turns.filter((t) => t.role === "assistant").map((t) => t.content).join("\n");
-  const toolCalls = turns
-    .flatMap((t) => t.toolCalls ?? [])
-    .slice(0, caps.maxListItems)
-    .map((c) => ({ name: c.name, args: capString(canonicalJson(c.arguments), caps.maxArgChars) }));
-  const toolResults = turns
-    .filter((t) => t.role === "tool")
-    .slice(0, caps.maxListItems)
-    .map((t) => ({ name: t.toolName ?? "", content: capString(t.content, caps.maxArgChars), error: t.isError ?? false, ok: t.isError === false }));
-  const patch = r.extra?.["patch"];
-  return {
-    uid: r.uid,
-    split: r.split,
-    step: BigInt(r.step),
-    task_id: r.taskId,
-    group_id: r.groupId,
-    sample: BigInt(r.sample),
-    prompt: str(r.prompt),
-    response: str(response),
-    reward: r.reward,
-    components: r.rewardComponents,
-    response_tokens: BigInt(r.responseTokens),
-    turns: BigInt(r.turns),
-    finish_reason: r.finishReason ?? "",
-    truncated: r.truncated,
-    ground_truth: str(r.groundTruth === undefined ? "" : typeof r.groundTruth === "string" ? r.groundTruth : canonicalJson(r.groundTruth)),
-    has_tests: r.testResults !== undefined,
-    tests_passed: BigInt(r.testResults?.passed ?? 0),
-    tests_total: BigInt(r.testResults?.total ?? 0),
-    test_status: r.testResults?.status ?? "",
-    test_message: str(r.testResults?.message ?? ""),
-    tool_calls: toolCalls,
-    tool_text: str(toolCalls.map((c) => `${c.name} ${c.args}`).join("\n")),
-    tool_results: toolResults,
-    patch: str(typeof patch === "string" ? patch : ""),
-    max_response_tokens: BigInt(context.maxResponseTokens ?? 0),
-    extra: (r.extra ?? {}) as Record<string, CelInput>,
-  };
+/**
+ * The CEL bindings of one rollout, shared by every detector. Each variable is computed when a rule
+ * first reads it and kept: a catalog that never reads `response` never joins a trajectory's turns,
+ * one that reads no tool call never serialises their arguments.
+ */
+class RolloutBindings {
+  private responseText?: string;
+  private calls?: { name: string; args: string }[];
+  private callText?: string;
+  private results?: { name: string; content: string; error: boolean; ok: boolean }[];
+  private patchText?: string;
+  private truth?: string;
+
+  constructor(
+    private readonly r: Rollout,
+    private readonly context: RolloutContext,
+    private readonly caps: InputCaps,
+  ) {}
+
+  private str(s: string): string {
+    return capString(s, this.caps.maxStringChars);
+  }
+
+  get uid() { return this.r.uid; }
+  get split() { return this.r.split; }
+  get step() { return BigInt(this.r.step); }
+  get task_id() { return this.r.taskId; }
+  get group_id() { return this.r.groupId; }
+  get sample() { return BigInt(this.r.sample); }
+  get prompt() { return this.str(this.r.prompt); }
+  get response() {
+    return (this.responseText ??= this.str(this.r.response ?? (this.r.trajectory ?? []).filter((t) => t.role === "assistant").map((t) => t.content).join("\n")));
+  }
+  get reward() { return this.r.reward; }
+  get components() { return this.r.rewardComponents; }
+  get response_tokens() { return BigInt(this.r.responseTokens); }
+  get turns() { return BigInt(this.r.turns); }
+  get finish_reason() { return this.r.finishReason ?? ""; }
+  get truncated() { return this.r.truncated; }
+  get ground_truth() {
+    const g = this.r.groundTruth;
+    return (this.truth ??= this.str(g === undefined ? "" : typeof g === "string" ? g : canonicalJson(g)));
+  }
+  get has_tests() { return this.r.testResults !== undefined; }
+  get tests_passed() { return BigInt(this.r.testResults?.passed ?? 0); }
+  get tests_total() { return BigInt(this.r.testResults?.total ?? 0); }
+  get test_status() { return this.r.testResults?.status ?? ""; }
+  get test_message() { return this.str(this.r.testResults?.message ?? ""); }
+  get tool_calls() {
+    return (this.calls ??= (this.r.trajectory ?? [])
+      .flatMap((t) => t.toolCalls ?? [])
+      .slice(0, this.caps.maxListItems)
+      .map((c) => ({ name: c.name, args: capString(canonicalJson(c.arguments), this.caps.maxArgChars) })));
+  }
+  get tool_text() { return (this.callText ??= this.str(this.tool_calls.map((c) => `${c.name} ${c.args}`).join("\n"))); }
+  get tool_results() {
+    return (this.results ??= (this.r.trajectory ?? [])
+      .filter((t) => t.role === "tool")
+      .slice(0, this.caps.maxListItems)
+      .map((t) => ({ name: t.toolName ?? "", content: capString(t.content, this.caps.maxArgChars), error: t.isError ?? false, ok: t.isError === false })));
+  }
+  get patch() {
+    const patch = this.r.extra?.["patch"];
+    return (this.patchText ??= this.str(typeof patch === "string" ? patch : ""));
+  }
+  get max_response_tokens() { return BigInt(this.context.maxResponseTokens ?? 0); }
+  get extra() { return (this.r.extra ?? {}) as Record<string, CelInput>; }
+}
+
+/** The CEL bindings of one rollout: one variable per name of ROLLOUT_VARIABLES, each computed when first read. */
+export function rolloutBindings(r: Rollout, context: RolloutContext = {}, caps: InputCaps = DEFAULT_INPUT_CAPS): Readonly<Record<string, CelInput>> {
+  // Getters on a class, not own properties: CEL and the closures read variables by name, which both serve.
+  return new RolloutBindings(r, context, caps) as unknown as Readonly<Record<string, CelInput>>;
 }
