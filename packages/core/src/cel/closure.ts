@@ -89,21 +89,30 @@ export const CLOSURE_HELPERS: Readonly<Record<string, (...a: unknown[]) => unkno
 };
 
 /**
- * Pure helpers over text, computed once per rollout however many detectors call them with the same
- * arguments (code_block(response) is read by several code detectors, final_answer by several math ones).
+ * Pure helpers, computed once per rollout however many detectors call them with the same arguments
+ * (code_block(response) is read by several code detectors, final_answer by several math ones,
+ * last_call_on(tool_calls, …) twice by one swe rule). Arguments are keyed by identity: variables are
+ * read from bindings that keep what they computed, and constant lists are built once per rule.
  */
-const MEMOISED = new Set(["ngram_repeat_ratio", "repeat_run", "patch_files", "patch_changed_files", "final_answer", "code_block", "script_mix"]);
+const MEMOISED = new Set([
+  "ngram_repeat_ratio", "repeat_run", "patch_files", "patch_changed_files", "final_answer", "code_block", "script_mix",
+  "tool_count", "tool_repeat_run", "last_call", "last_call_on",
+]);
 let memoBindings: object | undefined;
-let memo = new Map<string, Map<unknown, Map<unknown, unknown>>>();
+let memo = new Map<unknown, unknown>();
+const RESULT = Symbol("result");
 
 function memoised(fn: string, helper: (...a: unknown[]) => unknown, args: unknown[]): unknown {
-  let byFirst = memo.get(fn);
-  if (!byFirst) memo.set(fn, (byFirst = new Map()));
-  let bySecond = byFirst.get(args[0]);
-  if (!bySecond) byFirst.set(args[0], (bySecond = new Map()));
-  if (bySecond.has(args[1])) return bySecond.get(args[1]);
+  let level = memo.get(fn) as Map<unknown, unknown> | undefined;
+  if (!level) memo.set(fn, (level = new Map()));
+  for (const a of args) {
+    let next = level.get(a) as Map<unknown, unknown> | undefined;
+    if (!next) level.set(a, (next = new Map()));
+    level = next;
+  }
+  if (level.has(RESULT)) return level.get(RESULT);
   const v = helper(...args);
-  bySecond.set(args[1], v);
+  level.set(RESULT, v);
   return v;
 }
 
@@ -305,6 +314,11 @@ function build(e: Expr, env: Env): Fn | undefined {
       if (k.value.optionalIndices.length > 0) return undefined;
       const elems = k.value.elements.map((x) => build(x, env));
       if (elems.some((x) => x === undefined)) return undefined;
+      // A list of constants is one value, built once: memoised helpers then see the same list on every call.
+      if (k.value.elements.every((x) => x.exprKind.case === "constExpr")) {
+        const constant = elems.map((f) => f!({}));
+        return () => constant;
+      }
       return (s) => elems.map((f) => f!(s));
     }
     case "callExpr": {

@@ -84,10 +84,12 @@ let table = new Float64Array(1024);
 
 /** Distinct n-grams of the word hashes, counted in an open-addressing table of 53-bit keys. */
 function distinctNgrams(words: Int32Array, n: number, total: number): number {
-  let size = table.length;
+  // The smallest table for this text, not the largest any text needed: a short text after a long
+  // one clears and probes a few KB, not the long one's table.
+  let size = 64;
   while (size < 2 * total) size *= 2;
-  if (size !== table.length) table = new Float64Array(size);
-  else table.fill(0);
+  if (size > table.length) table = new Float64Array(size);
+  table.fill(0, 0, size);
   const mask = size - 1;
   let distinct = 0;
   for (let i = 0; i < total; i++) {
