@@ -14,10 +14,15 @@ export function canonicalJson(value: unknown): string {
     return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
   }
   if (typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+    // The default sort orders by UTF-16 code unit, as canonical JSON requires.
+    const keys = Object.keys(value).sort();
+    let out = "";
+    for (const k of keys) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v === undefined) continue;
+      out += `${out === "" ? "" : ","}${JSON.stringify(k)}:${canonicalJson(v)}`;
+    }
+    return `{${out}}`;
   }
   throw new Error(`canonical JSON cannot hold a ${typeof value}`);
 }
