@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "@playwright/test";
 import { parse } from "yaml";
 import { appRouter, createContext, createLocalUser } from "@evotrainer/api";
-import { runConfigSchema } from "@evotrainer/core";
+import { runConfigSchema, sha256Hex } from "@evotrainer/core";
 import { createDatabase, json, storeRecipe } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { rolloutFilterCombinations } from "../../../tests/support/rollout-filters.ts";
@@ -70,27 +70,37 @@ try {
   await db.$executeRaw`ANALYZE`;
 
   // Queries through the real tRPC procedures, as the rollouts page issues them.
-  const caller = appRouter.createCaller(createContext({ db, headers: new Headers(), sessionUserId: async () => user.id, producer: () => { throw new Error("no producer in the bench"); } }));
+  const producer = () => {
+    throw new Error("no producer in the bench");
+  };
+  const caller = appRouter.createCaller(createContext({ db, headers: new Headers(), sessionUserId: async () => user.id, producer }));
+  // A share link's reader of the big run: its pages leave out the sealed split, a filter of their own.
+  await db.shareLink.create({ data: { runId: big.id, tokenHash: sha256Hex("bench share token"), createdById: user.id } });
+  const sharedCaller = appRouter.createCaller(createContext({ db, headers: new Headers(), shareToken: "bench share token", sessionUserId: async () => null, producer }));
   // Every filter combination the explorer offers, first page and next, as the page issues them.
   const combinations = rolloutFilterCombinations({ step: 42, label: "truncated", reward: { min: 0.5, max: 1 } });
-  const pages = async (branchId: string) => {
+  const pages = async (branchId: string, readers: readonly (readonly [string, typeof caller])[]) => {
     const byCombination = new Map<string, number[]>();
     for (let i = 0; i < 5; i++) {
-      for (const { name, filter } of combinations) {
-        const times = byCombination.get(name) ?? [];
-        byCombination.set(name, times);
-        let cursor: string | undefined;
-        times.push(await timed(async () => {
-          const page = await caller.rollout.list({ branchId, ...filter, limit: 100 });
-          cursor = page.nextCursor ?? undefined;
-        }));
-        if (cursor) times.push(await timed(() => caller.rollout.list({ branchId, ...filter, limit: 100, cursor })));
+      for (const [reader, api] of readers) {
+        for (const { name, filter } of combinations) {
+          const key = reader === "member" ? name : `${name} (${reader})`;
+          const times = byCombination.get(key) ?? [];
+          byCombination.set(key, times);
+          let cursor: string | undefined;
+          times.push(await timed(async () => {
+            const page = await api.rollout.list({ branchId, ...filter, limit: 100 });
+            cursor = page.nextCursor ?? undefined;
+          }));
+          if (cursor) times.push(await timed(() => api.rollout.list({ branchId, ...filter, limit: 100, cursor })));
+        }
       }
     }
     return byCombination;
   };
-  await pages("s0");
-  const [smallByCombination, bigByCombination] = [await pages("s0"), await pages("b1")];
+  const member = [["member", caller]] as const;
+  await pages("s0", member);
+  const [smallByCombination, bigByCombination] = [await pages("s0", member), await pages("b1", [...member, ["share link", sharedCaller]])];
   const smallPages = [...smallByCombination.values()].flat();
   const bigPages = [...bigByCombination.values()].flat();
   const aggregate = async (branchId: string) => {
@@ -142,10 +152,10 @@ try {
   console.log(`dashboard at scale (${BRANCHES.toLocaleString("en")} branches; ${ROLLOUTS.toLocaleString("en")} rollouts on one branch)`);
   console.log(`  run page time to interactive    ${ms(bigTti)} (median of 5; target < 1.5 s)  (1-branch run: ${ms(smallTti)}, ×${(bigTti / smallTti).toFixed(2)}); ${rendered} tree nodes rendered`);
   console.log(`  rollouts page query             p50 ${ms(percentile(bigPages, 50))}, p95 ${ms(percentile(bigPages, 95))}  (1,000-rollout branch: p50 ${ms(percentile(smallPages, 50))}, p95 ${ms(percentile(smallPages, 95))})`);
-  console.log(`  rollouts query per filter combination at ${ROLLOUTS.toLocaleString("en")} rollouts (first and next page, 5 rounds; target p95 < 100 ms):`);
+  console.log(`  rollouts query per filter combination at ${ROLLOUTS.toLocaleString("en")} rollouts, to a member and to a share link (first and next page, 5 rounds; target p95 < 100 ms):`);
   for (const [name, times] of bigByCombination) {
     const p95 = percentile(times, 95);
-    console.log(`    ${name.padEnd(24)} p50 ${ms(percentile(times, 50)).padStart(9)}  p95 ${ms(p95).padStart(9)}${p95 >= 100 ? "  MISSED" : ""}`);
+    console.log(`    ${name.padEnd(36)} p50 ${ms(percentile(times, 50)).padStart(9)}  p95 ${ms(p95).padStart(9)}${p95 >= 100 ? "  MISSED" : ""}`);
   }
   console.log(`  label aggregate (LabelStat)     p50 ${ms(labelAggregate)}  (a GROUP BY over the branch's labels: ${ms(scan)}, ×${(scan / labelAggregate).toFixed(1)} slower)`);
 } finally {
