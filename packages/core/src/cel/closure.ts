@@ -99,21 +99,29 @@ const MEMOISED = new Set([
   "tool_count", "tool_repeat_run", "last_call", "last_call_on",
 ]);
 let memoBindings: object | undefined;
-let memo = new Map<unknown, unknown>();
-const RESULT = Symbol("result");
+// Bumped for each new rollout: entries of an older one are dropped when next looked at.
+let generation = 0;
 
-function memoised(fn: string, helper: (...a: unknown[]) => unknown, args: unknown[]): unknown {
-  let level = memo.get(fn) as Map<unknown, unknown> | undefined;
-  if (!level) memo.set(fn, (level = new Map()));
-  for (const a of args) {
-    let next = level.get(a) as Map<unknown, unknown> | undefined;
-    if (!next) level.set(a, (next = new Map()));
-    level = next;
-  }
-  if (level.has(RESULT)) return level.get(RESULT);
-  const v = helper(...args);
-  level.set(RESULT, v);
-  return v;
+interface MemoEntry {
+  generation: number;
+  args: unknown[];
+  value: unknown;
+}
+/** The entries of one helper, shared by every call site of it (a rollout makes one or a few calls each). */
+const memoEntries = new Map<string, MemoEntry[]>();
+
+function memoFor(fn: string): MemoEntry[] {
+  let entries = memoEntries.get(fn);
+  if (!entries) memoEntries.set(fn, (entries = []));
+  return entries;
+}
+
+function memoised(entries: MemoEntry[], helper: (...a: unknown[]) => unknown, args: unknown[]): unknown {
+  if (entries.length > 0 && entries[0]!.generation !== generation) entries.length = 0;
+  for (const e of entries) if (e.args.length === args.length && e.args.every((a, i) => a === args[i])) return e.value;
+  const value = helper(...args);
+  entries.push({ generation, args, value });
+  return value;
 }
 
 /** Same-typed scalars only: strings, bools, ints (bigint) or doubles. Strings are not ordered here (CEL orders code points). */
@@ -214,7 +222,8 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
         const helper = CLOSURE_HELPERS[fn];
         if (!helper || !Object.hasOwn(CLOSURE_HELPERS, fn)) return undefined;
         if (!MEMOISED.has(fn)) return (s) => helper(...args.map((f) => f(s)));
-        return (s) => memoised(fn, helper, args.map((f) => f(s)));
+        const entries = memoFor(fn);
+        return (s) => memoised(entries, helper, args.map((f) => f(s)));
       }
     }
   }
@@ -371,7 +380,7 @@ function build(e: Expr, env: Env): Fn | undefined {
 function run(fn: Fn, bindings: Readonly<Record<string, CelInput>>): unknown {
   if (bindings !== memoBindings) {
     memoBindings = bindings;
-    memo = new Map();
+    generation++;
   }
   return fn(bindings as Scope);
 }

@@ -120,10 +120,15 @@ class RolloutBindings {
   get test_status() { return this.r.testResults?.status ?? ""; }
   get test_message() { return this.str(this.r.testResults?.message ?? ""); }
   get tool_calls() {
-    return (this.calls ??= (this.r.trajectory ?? [])
-      .flatMap((t) => t.toolCalls ?? [])
-      .slice(0, this.caps.maxListItems)
-      .map((c) => ({ name: c.name, args: capString(canonicalJson(c.arguments), this.caps.maxArgChars) })));
+    if (this.calls) return this.calls;
+    const calls: { name: string; args: string }[] = [];
+    for (const t of this.r.trajectory ?? []) {
+      for (const c of t.toolCalls ?? []) {
+        if (calls.length === this.caps.maxListItems) return (this.calls = calls);
+        calls.push({ name: c.name, args: capString(canonicalJson(c.arguments), this.caps.maxArgChars) });
+      }
+    }
+    return (this.calls = calls);
   }
   get tool_text() { return (this.callText ??= this.str(this.tool_calls.map((c) => `${c.name} ${c.args}`).join("\n"))); }
   get tool_results() {
