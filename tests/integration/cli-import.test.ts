@@ -103,6 +103,48 @@ describe("evotrainer import", () => {
     expect(await db.run.count({ where: { name: `cli-import-verl-other-${process.pid}` } })).toBe(0);
   }, 90_000);
 
+  it("an import stopped part-way keeps what it stored, says how to resume, and the same command resumes without adding anything twice", async () => {
+    const verl = join(dir, "verl-halted");
+    writeVerlRunDir(verl);
+    const name = `cli-import-halted-${process.pid}`;
+    const configFile = join(dir, "verl-halted.yaml");
+    writeFileSync(configFile, stringify(mathConfig({ name, adapter: "verl" })));
+    // The database refuses this run's trainer metrics, which are stored after every rollout file:
+    // the import fails after its rollouts are in. Other runs in this database are untouched.
+    await db.$executeRawUnsafe(`
+      CREATE FUNCTION halt_import() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.name LIKE 'trainer/%' AND EXISTS (SELECT 1 FROM "Branch" b JOIN "Run" r ON r.id = b."runId" WHERE b.id = NEW."branchId" AND r.name = '${name}') THEN
+          RAISE EXCEPTION 'metric store unavailable';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.$executeRawUnsafe(`CREATE TRIGGER halt_import BEFORE INSERT OR UPDATE ON "MetricPoint" FOR EACH ROW EXECUTE FUNCTION halt_import()`);
+    let halted;
+    try {
+      halted = cli("import", "verl", verl, "--config", configFile);
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER halt_import ON "MetricPoint"`);
+      await db.$executeRawUnsafe(`DROP FUNCTION halt_import()`);
+    }
+    expect(halted.status).toBe(1);
+    const run = await db.run.findFirstOrThrow({ where: { name }, include: { branches: true } });
+    const [branch] = run.branches;
+    expect(run.branches).toHaveLength(1);
+    expect(halted.stderr).toContain("metric store unavailable");
+    expect(halted.stderr).toContain(`the import stopped part-way: what it stored so far is kept in branch ${branch!.id} of run ${run.id}`);
+    expect(halted.stderr).toContain("run the same command again to resume where it stopped (nothing is added twice)");
+    expect(await db.rollout.count({ where: { branchId: branch!.id } })).toBe(14);
+    expect(await series(branch!.id, "trainer/kl")).toEqual([]);
+
+    const { report } = importJson("verl", verl, "--config", configFile);
+    expect(report).toMatchObject({ runId: run.id, branchId: branch!.id, created: false, rollouts: { added: 0, alreadyPresent: 0, quarantined: 0 } });
+    expect(await series(branch!.id, "trainer/kl")).toEqual([[1, 0.001], [2, 0.002], [3, 0.003]]);
+    expect(await db.run.count({ where: { name } })).toBe(1);
+    expect(await db.rollout.count({ where: { runId: run.id } })).toBe(14);
+    expect(await db.quarantinedLine.count({ where: { runId: run.id } })).toBe(2);
+  }, 90_000);
+
   it("imports a TRL output directory as a new base branch of an existing run, once", async () => {
     const trl = join(dir, "trl-run");
     writeTrlRunDir(trl);
