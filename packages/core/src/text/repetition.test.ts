@@ -26,6 +26,22 @@ function referenceScriptMix(text: string): number {
   return letters === 0 ? 0 : 1 - Math.max(...counts.values()) / letters;
 }
 
+/** repeat_run by its definition: every period, every position. */
+function referenceRepeatRun(text: string, maxPeriod = 16): number {
+  let best = 0;
+  for (let p = 1; p <= maxPeriod; p++) {
+    let run = 0;
+    for (let i = 0; i + p <= text.length; i++) {
+      if (i + p < text.length && text[i] === text[i + p]) run++;
+      else {
+        if (run > 0) best = Math.max(best, run + p);
+        run = 0;
+      }
+    }
+  }
+  return best;
+}
+
 const LOOPS = [
   "Let me check. ".repeat(40),
   `So the answer is ${"18".repeat(50)}`,
@@ -48,6 +64,17 @@ describe("text helpers keep their definitions on real model output", () => {
     const diffs = all.filter((t) => Math.abs(ngramRepeatRatio(t, 4) - referenceNgramRatio(t, 4)) > 1e-12);
     expect(diffs.map((t) => t.slice(0, 80))).toEqual([]);
     expect(ngramRepeatRatio(LOOPS[0]!, 4)).toBeGreaterThan(0.9);
+  });
+
+  it("repeat_run equals its definition, on real text and on random texts over small alphabets", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const generated = Array.from({ length: 400 }, (_, k) => {
+      const alphabet = "ab c1".slice(0, 1 + (k % 5));
+      return Array.from({ length: 20 + (k % 300) }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
+    });
+    const diffs = [...all, ...generated].filter((t) => repeatRun(t) !== referenceRepeatRun(t));
+    expect(diffs.map((t) => `${repeatRun(t)} ${referenceRepeatRun(t)} ${t.slice(0, 60)}`)).toEqual([]);
   });
 
   it("repeat_run_at_least answers repeat_run >= K for every K that matters", () => {

@@ -122,24 +122,29 @@ function distinctNgrams(words: Int32Array, n: number, total: number): number {
 
 /**
  * Length of the longest stretch of text made of one short unit (up to `maxPeriod` characters)
- * repeated back to back: catches "333333…" or "181818…" loops that have no word boundaries.
+ * repeated back to back: catches "333333…" or "181818…" loops that have no word boundaries. A
+ * stretch of period p beats the best so far only with more than `best - p` positions where the text
+ * equals itself shifted by p, so once a long stretch is known only every so many positions is probed
+ * (as repeatRunAtLeast does), and each stretch a probe lands in is measured whole.
  */
 export function repeatRun(text: string, maxPeriod = 16): number {
   const n = text.length;
-  const codes = new Uint16Array(n);
-  for (let i = 0; i < n; i++) codes[i] = text.charCodeAt(i);
   let best = 0;
   for (let p = 1; p <= maxPeriod; p++) {
-    let run = 0;
-    for (let i = 0; i + p < n; i++) {
-      if (codes[i] === codes[i + p]) {
-        run++;
-      } else {
-        if (run + p > best && run > 0) best = run + p;
-        run = 0;
+    let need = Math.max(1, best - p + 1);
+    for (let i = need - 1; i + p < n; i += need) {
+      if (text.charCodeAt(i) !== text.charCodeAt(i + p)) continue;
+      let start = i;
+      while (start > 0 && text.charCodeAt(start - 1) === text.charCodeAt(start - 1 + p)) start--;
+      let end = i;
+      while (end + 1 + p < n && text.charCodeAt(end + 1) === text.charCodeAt(end + 1 + p)) end++;
+      if (end - start + 1 + p > best) {
+        best = end - start + 1 + p;
+        need = Math.max(1, best - p + 1);
       }
+      // The next stretch starts past end + 1 (a mismatch): probing from end + need still lands in any that is long enough.
+      i = end;
     }
-    if (run > 0 && run + p > best) best = run + p;
   }
   return best;
 }
