@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import type pg from "pg";
 import { parseJsonlLine, rolloutSchema, type JsonlCursor, type JsonlLine, type Rollout } from "@evotrainer/contract";
 import type { Label } from "@evotrainer/core";
@@ -80,16 +81,37 @@ export interface PreparedLines {
   labels: Label[];
 }
 
+/**
+ * Lines are parsed and labelled this many at a time, yielding to the event loop between slices: the
+ * batch being stored meanwhile gets each answer from Postgres when it comes, not after the whole
+ * batch's CPU work, so Postgres never waits on this thread.
+ */
+const PREPARE_SLICE = 256;
+
 export async function prepareLines(input: IngestLinesInput, batch: LinesBatch): Promise<PreparedLines> {
   const good: Line[] = [];
   const bad: BadLine[] = [...(batch.unreadable ?? [])];
-  for (const line of batch.lines) {
-    const parsed = parseJsonlLine(line.text, rolloutSchema);
-    if (parsed.ok) good.push({ lineNumber: line.lineNumber, text: line.text, rollout: storableRollout(parsed.value, line.text, line.invalidUtf8) });
-    else bad.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
+  const labelled: Promise<Label[]>[] = [];
+  for (let start = 0; start < batch.lines.length; start += PREPARE_SLICE) {
+    const slice: Rollout[] = [];
+    for (const line of batch.lines.slice(start, start + PREPARE_SLICE)) {
+      const parsed = parseJsonlLine(line.text, rolloutSchema);
+      if (parsed.ok) {
+        const rollout = storableRollout(parsed.value, line.text, line.invalidUtf8);
+        good.push({ lineNumber: line.lineNumber, text: line.text, rollout });
+        slice.push(rollout);
+      } else bad.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
+    }
+    // Not awaited here: a labeller in worker threads works on this slice while the next is parsed
+    // (a failure is reported by the Promise.all below, not as an unhandled rejection meanwhile).
+    if (input.labeler && slice.length > 0) {
+      const labels = Promise.resolve(input.labeler.label(slice));
+      labels.catch(() => {});
+      labelled.push(labels);
+    }
+    await setImmediate();
   }
-  const labels = (await input.labeler?.label(good.map((g) => g.rollout))) ?? [];
-  return { batch, good, bad, labels };
+  return { batch, good, bad, labels: (await Promise.all(labelled)).flat() };
 }
 
 /** The database half: one transaction with the rows, labels, aggregates, quarantined lines and cursor. */
