@@ -7,7 +7,7 @@ import { writeBatchLabels } from "./batch-labels.ts";
 import { copyRollouts, type RolloutOwner } from "./copy-rollouts.ts";
 import { saveCursor, storedCursor, type StoredCursor } from "./file-cursor.ts";
 import { storableRollout } from "./sanitize-text.ts";
-import { refreshStepAggregates } from "./step-aggregates.ts";
+import { addToStepAggregates } from "./step-aggregates.ts";
 
 export interface IngestLinesInput {
   owner: RolloutOwner & { jobId: string };
@@ -141,7 +141,7 @@ export async function storeLines(
     const byUid = new Map(good.map((g) => [g.rollout.uid, g.rollout]));
     const stored = { inserted: inserted.map((row) => ({ ...row, rollout: byUid.get(row.uid)! })), quarantined: bad.length };
     if (input.labeler) await writeBatchLabels(client, input.owner.branchId, input.labeler, stored.inserted, labels);
-    await refreshStepAggregates(client, input.owner.branchId, touchedSteps(stored.inserted.map((row) => row.rollout)));
+    await addToStepAggregates(client, input.owner.branchId, inserted.map((row) => row.id));
     await onBatch?.(client, stored);
     await saveCursor(client, input.owner.jobId, input.source, batch.next);
     await client.query("COMMIT");
@@ -164,11 +164,6 @@ export async function quarantineLines(client: Pick<pg.PoolClient, "query">, owne
      ON CONFLICT ("jobId", source, "lineNumber") DO NOTHING`,
     [owner.runId, owner.branchId, owner.jobId, source, JSON.stringify(bad)],
   );
-}
-
-function touchedSteps(rollouts: readonly Rollout[]): { split: string; step: number }[] {
-  const keys = new Map(rollouts.map((r) => [`${r.split}|${r.step}`, { split: r.split, step: r.step }]));
-  return [...keys.values()];
 }
 
 // SQLSTATE classes 22 (data exception) and 23 (integrity constraint): the row, not the connection, is at fault.
