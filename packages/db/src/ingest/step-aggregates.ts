@@ -13,8 +13,10 @@ export async function addToStepAggregates(client: pg.PoolClient, branchId: strin
   if (rolloutIds.length === 0) return;
   // Two ingests of one branch at once would each add to totals read before the other's; one at a time.
   await client.query(`SELECT pg_advisory_xact_lock(hashtext('step-aggregates:' || $1))`, [branchId]);
-  await client.query(
-    `WITH batch AS (
+  // Named: parsed and planned once per connection, not once per batch.
+  await client.query({
+    name: "add-to-step-aggregates",
+    text: `WITH batch AS (
        SELECT split, step, "groupId", reward, truncated, "responseTokens" FROM "Rollout" WHERE id = ANY($2::bigint[])
      ), added_groups AS (
        SELECT split, step, "groupId", count(*)::int AS rollouts, min(reward) AS lo, max(reward) AS hi
@@ -67,6 +69,6 @@ export async function addToStepAggregates(client: pg.PoolClient, branchId: strin
      INSERT INTO "MetricPoint" ("branchId", name, step, value)
      SELECT $1, split::text || '/' || name, step, value FROM points
      ON CONFLICT ("branchId", name, step) DO UPDATE SET value = EXCLUDED.value`,
-    [branchId, rolloutIds.map(String)],
-  );
+    values: [branchId, rolloutIds.map(String)],
+  });
 }
