@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { Label } from "@evotrainer/core";
 import type { Rollout } from "@evotrainer/contract";
+import { copyCsv, csvLine } from "./csv.ts";
 
 /** Runs a harness version's detectors on a batch of rollouts while it is ingested. */
 export interface BatchLabeler {
@@ -22,19 +23,22 @@ export async function writeBatchLabels(
 ): Promise<void> {
   if (inserted.length === 0) return;
   const byUid = new Map(inserted.map((row) => [row.rollout.uid, row]));
-  const labelRows = labels.flatMap((l) => {
+  const labelRows: { rolloutId: bigint; split: string; step: number; label: string; detectorId: string; evidence: unknown }[] = [];
+  // A rollout this batch inserted has no labels yet: the one conflict left is a detector firing twice on it.
+  const seen = new Set<string>();
+  for (const l of labels) {
     const row = byUid.get(l.rolloutUid);
     const detector = labeler.detectors.get(l.detectorId);
-    if (!row || !detector) return [];
-    return [{ rolloutId: row.id.toString(), split: row.rollout.split, step: row.rollout.step, label: l.label, detectorId: detector.rowId, evidence: l.evidence ?? null }];
-  });
+    if (!row || !detector || seen.has(`${row.id}|${detector.rowId}`)) continue;
+    seen.add(`${row.id}|${detector.rowId}`);
+    labelRows.push({ rolloutId: row.id, split: row.rollout.split, step: row.rollout.step, label: l.label, detectorId: detector.rowId, evidence: l.evidence });
+  }
   if (labelRows.length > 0) {
-    await client.query(
-      `INSERT INTO "RolloutLabel" ("rolloutId", "branchId", split, step, label, "detectorId", evidence)
-       SELECT l."rolloutId"::bigint, $1, l.split::"Split", l.step, l.label, l."detectorId", COALESCE(l.evidence, 'null'::jsonb)
-         FROM jsonb_to_recordset($2::jsonb) AS l("rolloutId" text, split text, step int, label text, "detectorId" text, evidence jsonb)
-       ON CONFLICT ("rolloutId", "detectorId") DO NOTHING`,
-      [branchId, JSON.stringify(labelRows)],
+    // COPY, not INSERT … SELECT from a JSON parameter: labels are the largest write after the rollouts.
+    await copyCsv(
+      client,
+      `"RolloutLabel" ("rolloutId", "branchId", split, step, label, "detectorId", evidence)`,
+      labelRows.map((l) => csvLine([l.rolloutId, branchId, l.split, l.step, l.label, l.detectorId, JSON.stringify(l.evidence ?? null)])),
     );
   }
 

@@ -7,5 +7,5 @@ export { ingestRolloutFile, type IngestResult, type IngestRolloutFileInput } fro
 export { harnessLabeler } from "./harness-labeler.ts";
 export { createIngestPool, type IngestPool } from "./ingest-pool.ts";
 export { LabelerPool } from "./labeler-pool.ts";
-export { refreshStepAggregates } from "./step-aggregates.ts";
+export { addToStepAggregates } from "./step-aggregates.ts";
 export { ingestTrainerMetricsFile, writeTrainerMetrics } from "./trainer-metrics.ts";

@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import type pg from "pg";
 import { parseJsonlLine, rolloutSchema, type JsonlCursor, type JsonlLine, type Rollout } from "@evotrainer/contract";
 import type { Label } from "@evotrainer/core";
@@ -6,7 +7,7 @@ import { writeBatchLabels } from "./batch-labels.ts";
 import { copyRollouts, type RolloutOwner } from "./copy-rollouts.ts";
 import { saveCursor, storedCursor, type StoredCursor } from "./file-cursor.ts";
 import { storableRollout } from "./sanitize-text.ts";
-import { refreshStepAggregates } from "./step-aggregates.ts";
+import { addToStepAggregates } from "./step-aggregates.ts";
 
 export interface IngestLinesInput {
   owner: RolloutOwner & { jobId: string };
@@ -80,16 +81,37 @@ export interface PreparedLines {
   labels: Label[];
 }
 
+/**
+ * Lines are parsed and labelled this many at a time, yielding to the event loop between slices: the
+ * batch being stored meanwhile gets each answer from Postgres when it comes, not after the whole
+ * batch's CPU work, so Postgres never waits on this thread.
+ */
+const PREPARE_SLICE = 256;
+
 export async function prepareLines(input: IngestLinesInput, batch: LinesBatch): Promise<PreparedLines> {
   const good: Line[] = [];
   const bad: BadLine[] = [...(batch.unreadable ?? [])];
-  for (const line of batch.lines) {
-    const parsed = parseJsonlLine(line.text, rolloutSchema);
-    if (parsed.ok) good.push({ lineNumber: line.lineNumber, text: line.text, rollout: storableRollout(parsed.value, line.text, line.invalidUtf8) });
-    else bad.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
+  const labelled: Promise<Label[]>[] = [];
+  for (let start = 0; start < batch.lines.length; start += PREPARE_SLICE) {
+    const slice: Rollout[] = [];
+    for (const line of batch.lines.slice(start, start + PREPARE_SLICE)) {
+      const parsed = parseJsonlLine(line.text, rolloutSchema);
+      if (parsed.ok) {
+        const rollout = storableRollout(parsed.value, line.text, line.invalidUtf8);
+        good.push({ lineNumber: line.lineNumber, text: line.text, rollout });
+        slice.push(rollout);
+      } else bad.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
+    }
+    // Not awaited here: a labeller in worker threads works on this slice while the next is parsed
+    // (a failure is reported by the Promise.all below, not as an unhandled rejection meanwhile).
+    if (input.labeler && slice.length > 0) {
+      const labels = Promise.resolve(input.labeler.label(slice));
+      labels.catch(() => {});
+      labelled.push(labels);
+    }
+    await setImmediate();
   }
-  const labels = (await input.labeler?.label(good.map((g) => g.rollout))) ?? [];
-  return { batch, good, bad, labels };
+  return { batch, good, bad, labels: (await Promise.all(labelled)).flat() };
 }
 
 /** The database half: one transaction with the rows, labels, aggregates, quarantined lines and cursor. */
@@ -119,7 +141,7 @@ export async function storeLines(
     const byUid = new Map(good.map((g) => [g.rollout.uid, g.rollout]));
     const stored = { inserted: inserted.map((row) => ({ ...row, rollout: byUid.get(row.uid)! })), quarantined: bad.length };
     if (input.labeler) await writeBatchLabels(client, input.owner.branchId, input.labeler, stored.inserted, labels);
-    await refreshStepAggregates(client, input.owner.branchId, touchedSteps(stored.inserted.map((row) => row.rollout)));
+    await addToStepAggregates(client, input.owner.branchId, inserted.map((row) => row.id));
     await onBatch?.(client, stored);
     await saveCursor(client, input.owner.jobId, input.source, batch.next);
     await client.query("COMMIT");
@@ -142,11 +164,6 @@ export async function quarantineLines(client: Pick<pg.PoolClient, "query">, owne
      ON CONFLICT ("jobId", source, "lineNumber") DO NOTHING`,
     [owner.runId, owner.branchId, owner.jobId, source, JSON.stringify(bad)],
   );
-}
-
-function touchedSteps(rollouts: readonly Rollout[]): { split: string; step: number }[] {
-  const keys = new Map(rollouts.map((r) => [`${r.split}|${r.step}`, { split: r.split, step: r.step }]));
-  return [...keys.values()];
 }
 
 // SQLSTATE classes 22 (data exception) and 23 (integrity constraint): the row, not the connection, is at fault.

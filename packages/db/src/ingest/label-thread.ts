@@ -28,3 +28,4 @@ parentPort!.on("message", (request: LabelRequest) => {
   }
   parentPort!.postMessage(response);
 });
+parentPort!.postMessage({ ready: true } satisfies LabelResponse);

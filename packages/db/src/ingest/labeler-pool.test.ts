@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import type { Rollout } from "@evotrainer/contract";
 import { compileHarness, MATH_DETECTORS } from "@evotrainer/core";
 import { LabelerPool } from "./labeler-pool.ts";
@@ -40,5 +40,23 @@ describe("LabelerPool (worker threads)", () => {
   it("reports a harness that does not compile instead of hanging", async () => {
     const broken = { version: 2, detectors: [{ ...MATH_DETECTORS[0]!, id: "math.broken", when: "nope(" }], healthRules: [] };
     await expect(pool.label("broken-v2", broken, "math", 256, [rollout(0), rollout(1)])).rejects.toThrow(/does not compile/);
+  });
+
+  it("is idle once a thread has started and while it has nothing to do, so ingest labels on its own thread meanwhile", async () => {
+    const compiled = compileHarness({ version: 1, detectors: [...MATH_DETECTORS], healthRules: [] });
+    if (!compiled.ok) throw new Error("catalog does not compile");
+    const fresh = new LabelerPool(1);
+    try {
+      expect(fresh.size).toBe(1);
+      // Still loading the harness code.
+      expect(fresh.idle).toBe(false);
+      await vi.waitFor(() => expect(fresh.idle).toBe(true), { timeout: 30_000, interval: 20 });
+      const labelling = fresh.label("math-v1", compiled.harness.definition, "math", 256, [rollout(0), rollout(1)]);
+      expect(fresh.idle).toBe(false);
+      await labelling;
+      expect(fresh.idle).toBe(true);
+    } finally {
+      await fresh.close();
+    }
   });
 });

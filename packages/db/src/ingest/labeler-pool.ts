@@ -16,10 +16,12 @@ export interface LabelRequest {
   rollouts: readonly Rollout[];
 }
 
-export type LabelResponse = { id: number; labels: Label[] } | { id: number; error: string };
+/** A thread says `ready` once it has loaded the harness code, then answers each request by its id. */
+export type LabelResponse = { ready: true } | { id: number; labels: Label[] } | { id: number; error: string };
 
 interface Thread {
   worker: Worker;
+  ready: boolean;
   known: Set<string>;
   pending: Map<number, { resolve: (labels: Label[]) => void; reject: (error: Error) => void }>;
 }
@@ -38,18 +40,25 @@ function threadBootstrap(): URL {
 
 /**
  * Detector evaluation in worker threads: a batch is split across the threads and labelled in
- * parallel, each thread compiling a harness version once. One pool per process.
+ * parallel, each thread compiling a harness version once. One pool per process, one thread per core
+ * but one: the ingesting thread and Postgres need a core too, and on a small machine a thread more
+ * than that only takes CPU from them (a thread also costs about a second of CPU to start, loading
+ * the harness code).
  */
 export class LabelerPool {
   private readonly threads: Thread[];
   private nextId = 0;
 
-  constructor(size = Math.max(1, availableParallelism())) {
+  constructor(size = Math.max(1, availableParallelism() - 1)) {
     const bootstrap = threadBootstrap();
     this.threads = Array.from({ length: size }, () => {
       const worker = new Worker(bootstrap);
-      const thread: Thread = { worker, known: new Set(), pending: new Map() };
+      const thread: Thread = { worker, ready: false, known: new Set(), pending: new Map() };
       worker.on("message", (response: LabelResponse) => {
+        if ("ready" in response) {
+          thread.ready = true;
+          return;
+        }
         const waiting = thread.pending.get(response.id);
         thread.pending.delete(response.id);
         if ("error" in response) waiting?.reject(new Error(response.error));
@@ -63,11 +72,27 @@ export class LabelerPool {
     });
   }
 
+  get size(): number {
+    return this.threads.length;
+  }
+
+  /**
+   * Whether a thread has started and has nothing to do: a caller that can label itself does so
+   * otherwise, rather than wait for a thread still starting or queue behind one at work.
+   */
+  get idle(): boolean {
+    return this.threads.some((t) => t.ready && t.pending.size === 0);
+  }
+
   /** Labels `rollouts` with the harness version `harnessKey` (its definition sent once per thread). */
   async label(harnessKey: string, definition: HarnessDefinition, domain: Domain, maxResponseTokens: number, rollouts: readonly Rollout[]): Promise<Label[]> {
-    const size = Math.ceil(rollouts.length / this.threads.length);
+    // Idle threads take it all; else started ones; threads still starting queue it only if none has started.
+    const idle = this.threads.filter((t) => t.ready && t.pending.size === 0);
+    const started = this.threads.filter((t) => t.ready);
+    const threads = idle.length > 0 ? idle : started.length > 0 ? started : this.threads;
+    const size = Math.ceil(rollouts.length / threads.length);
     const parts = await Promise.all(
-      this.threads.map((thread, i) => {
+      threads.map((thread, i) => {
         const chunk = rollouts.slice(i * size, (i + 1) * size);
         if (chunk.length === 0) return Promise.resolve([] as Label[]);
         const id = this.nextId++;
