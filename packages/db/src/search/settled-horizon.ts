@@ -35,7 +35,8 @@ export async function settleHorizon(tx: Tx, branchId: string, progress: SearchPr
       SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS through FROM "Rollout_id_seq"`;
     const [{ writers }] = await tx.$queryRaw<[{ writers: string[] }]>`
       SELECT coalesce(array_agg(DISTINCT virtualtransaction), '{}') AS writers FROM pg_locks
-       WHERE locktype = 'relation' AND relation = '"Rollout"'::regclass AND mode = 'RowExclusiveLock' AND pid <> pg_backend_pid()`;
+       WHERE locktype = 'relation' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+         AND relation = '"Rollout"'::regclass AND mode = 'RowExclusiveLock' AND pid <> pg_backend_pid()`;
     if (writers.length === 0) {
       if (through > settled) settled = through;
     } else observation = { through, writers };
