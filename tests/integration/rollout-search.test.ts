@@ -3,7 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { appRouter, createCallerFactory, createContext, createLocalUser } from "@evotrainer/api";
 import { sha256Hex } from "@evotrainer/core";
-import { DOCUMENT_CAP, indexBranchSearch, indexSearchBatch, PrismaClient, type Prisma } from "@evotrainer/db";
+import { indexBranchSearch, indexSearchBatch, PrismaClient, TEXT_CAP, type Prisma } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { createProducerConnection, createWorkerConnection, Producer, QueueName } from "@evotrainer/queue";
 import { indexSearch } from "../../apps/worker/src/search/index-search.ts";
@@ -27,14 +27,14 @@ let versions = 0;
 const branch = (id: string) => db.branch.create({ data: { id, runId: run.id, version: versions++, round: 0, recipeId: recipe.id } });
 
 // Text with words common and rare, mixed case, LIKE's wildcards, missing fields, and responses past
-// the document cap whose only mention of a word sits in the middle, where the capped document has none.
+// the text cap whose only mention of a word sits in the middle, where the capped text has none.
 const WORDS = ["alpha", "Beta", "gamma", "DELTA", "answer", "zebra", "quokka", "50%", "snake_case", "path\\to"];
 async function seed(branchId: string, from: number, count: number) {
   await sql.query(
     `INSERT INTO "Rollout" ("runId", "branchId", split, step, "taskId", "groupId", sample, reward, "responseTokens", turns, uid, prompt, response)
      SELECT $1, $2, (ARRAY['train','promotion','sealed'])[1 + i % 3]::"Split", i % 7, (CASE WHEN i % 2 = 0 THEN 'Task-' ELSE 'task-' END) || (i % 13), 'g' || i, 0, (i % 10) / 10.0, 10, 1, 'u' || i,
             CASE WHEN i % 11 = 0 THEN NULL ELSE 'Prompt ' || ($3::text[])[1 + i % 10] || ' number ' || i END,
-            CASE WHEN i % 97 = 0 THEN repeat('x', ${DOCUMENT_CAP}) || ' needle ' || repeat('y', ${DOCUMENT_CAP})
+            CASE WHEN i % 97 = 0 THEN repeat('x', ${TEXT_CAP}) || ' needle ' || repeat('y', ${TEXT_CAP})
                  WHEN i % 5 = 0 THEN NULL
                  ELSE 'The ' || ($3::text[])[1 + (i * 7) % 10] || ' is ' || (CASE WHEN i % 50 = 1 THEN 'ZEBRA' ELSE 'plain' END) END
        FROM generate_series($4::int, $5::int) AS i`,
@@ -59,14 +59,19 @@ const ilike = (q: string): Prisma.RolloutWhereInput => ({
   OR: [{ taskId: { contains: q } }, { prompt: { contains: q, mode: "insensitive" } }, { response: { contains: q, mode: "insensitive" } }],
 });
 
+/** Each rollout of the branch beside its RolloutSearch row (null where it has none). */
 async function indexedRows(branchId: string) {
-  const { rows } = await sql.query<{ id: string; document: string; expected: string }>(
-    `SELECT s."rolloutId"::text AS id, s.document, lower(concat_ws(E'\\n', r."taskId", r.prompt, r.response)) AS expected
+  const { rows } = await sql.query<{ id: string; indexed: Record<string, unknown> | null; expected: Record<string, unknown> }>(
+    `SELECT r.id::text, to_jsonb(s) - 'rolloutId' - 'branchId' AS indexed,
+            jsonb_build_object('taskId', r."taskId", 'prompt', lower(r.prompt), 'response', lower(r.response)) AS expected
        FROM "Rollout" r LEFT JOIN "RolloutSearch" s ON s."rolloutId" = r.id WHERE r."branchId" = $1 ORDER BY r.id`,
     [branchId],
   );
   return rows;
 }
+
+/** What the indexer stores of a text: the whole of it, or its head and tail past the cap. */
+const capped = (text: unknown) => (typeof text === "string" && text.length > TEXT_CAP ? `${text.slice(0, TEXT_CAP / 2)}\n${text.slice(-TEXT_CAP / 2)}` : text);
 
 const progressOf = async (branchId: string) => (await db.rolloutSearchProgress.findUniqueOrThrow({ where: { branchId } })).indexedThrough;
 
@@ -120,7 +125,7 @@ describe("the rollouts explorer's text search", () => {
         }
       }
     }
-    // The terms matched rows on both sides of the progress, and in the middle of capped documents.
+    // The terms matched rows on both sides of the progress, and in the middle of capped texts.
     expect(compared).toBeGreaterThan(2_000);
     for (const q of ["zebra", "needle"]) {
       const ids = (await db.rollout.findMany({ where: { branchId: "mixed", ...ilike(q) }, select: { id: true } })).map((r) => r.id);
@@ -134,12 +139,12 @@ describe("the rollouts explorer's text search", () => {
     await seed("killed", 1, 1_000);
     await indexSearchBatch(db, "killed", 300);
     const ids = (await db.rollout.findMany({ where: { branchId: "killed" }, orderBy: { id: "asc" }, select: { id: true } })).map((r) => r.id);
-    // A document of the next batch's middle row, written and not committed: the next batch waits on it.
+    // The next batch's middle row, indexed by someone else and not committed: the next batch waits on it.
     const blocker = await sql.connect();
     const victim = connect();
     try {
       await blocker.query("BEGIN");
-      await blocker.query(`INSERT INTO "RolloutSearch" ("rolloutId", "branchId", document, complete) VALUES ($1, 'killed', 'blocker', true)`, [String(ids[450])]);
+      await blocker.query(`INSERT INTO "RolloutSearch" ("rolloutId", "branchId", "taskId", complete) VALUES ($1, 'killed', 'blocker', true)`, [String(ids[450])]);
       const killed = indexSearchBatch(victim, "killed", 300);
       killed.catch(() => {});
       const pid = await until("the indexer waiting inside its batch", async () => {
@@ -167,8 +172,11 @@ describe("the rollouts explorer's text search", () => {
     }
     const rows = await indexedRows("killed");
     expect(rows).toHaveLength(1_500);
-    expect(rows.filter((r) => r.id === null)).toEqual([]);
-    expect(rows.filter((r) => r.document !== (r.expected.length <= DOCUMENT_CAP ? r.expected : `${r.expected.slice(0, DOCUMENT_CAP / 2)}\n${r.expected.slice(-DOCUMENT_CAP / 2)}`))).toEqual([]);
+    for (const { indexed, expected } of rows) {
+      const { taskId, prompt, response } = expected as { taskId: string; prompt: string | null; response: string | null };
+      expect(indexed).toEqual({ taskId, prompt: capped(prompt), response: capped(response), complete: capped(prompt) === prompt && capped(response) === response });
+    }
+    expect(rows.filter((r) => r.indexed?.complete === false).length).toBeGreaterThan(0);
     expect(await progressOf("killed")).toBe(BigInt(rows.at(-1)!.id));
   });
 
@@ -193,7 +201,7 @@ describe("the rollouts explorer's text search", () => {
     }
     // Once its writer has ended, the next run goes past it.
     await indexBranchSearch(db, "late");
-    expect((await indexedRows("late")).filter((r) => r.id === null)).toEqual([]);
+    expect((await indexedRows("late")).filter((r) => r.indexed === null)).toEqual([]);
     expect((await member.rollout.list({ branchId: "late", q: "KANGAROO" })).items).toHaveLength(1);
   });
 
@@ -211,7 +219,7 @@ describe("the rollouts explorer's text search", () => {
       const done = until("the queued branch indexed", async () => (await db.rolloutSearchProgress.findUnique({ where: { branchId: "queued" } }))?.indexedThrough);
       registry.register(QueueName.Search, async (job) => indexSearch(db, job.data as { branchId: string }), 1);
       await done;
-      expect((await indexedRows("queued")).filter((r) => r.id === null)).toEqual([]);
+      expect((await indexedRows("queued")).filter((r) => r.indexed === null)).toEqual([]);
       await until("no branch lagging", async () => (await sweepSearch(db, queueProducer)) === 0 || null);
     } finally {
       await registry.close();

@@ -10,7 +10,9 @@ CREATE EXTENSION IF NOT EXISTS btree_gin;
 CREATE TABLE "RolloutSearch" (
     "rolloutId" BIGINT NOT NULL,
     "branchId" TEXT NOT NULL,
-    "document" TEXT NOT NULL,
+    "taskId" TEXT NOT NULL,
+    "prompt" TEXT,
+    "response" TEXT,
     "complete" BOOLEAN NOT NULL,
 
     CONSTRAINT "RolloutSearch_pkey" PRIMARY KEY ("rolloutId")
@@ -28,7 +30,7 @@ CREATE TABLE "RolloutSearchProgress" (
 );
 
 -- CreateIndex
-CREATE INDEX "RolloutSearch_branchId_document_idx" ON "RolloutSearch" USING GIN ("branchId" text_ops, "document" gin_trgm_ops);
+CREATE INDEX "RolloutSearch_branchId_taskId_prompt_response_idx" ON "RolloutSearch" USING GIN ("branchId" text_ops, "taskId" gin_trgm_ops, "prompt" gin_trgm_ops, "response" gin_trgm_ops);
 
 -- CreateIndex
 CREATE INDEX "RolloutSearch_branchId_complete_rolloutId_idx" ON "RolloutSearch"("branchId", "complete", "rolloutId");

@@ -1,6 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { LabelReview, searchRolloutIds, Split, type Database, type Prisma } from "@evotrainer/db";
+import { LabelReview, searchRolloutIds, Split, UNINDEXED_COUNT_LIMIT, unindexedRollouts, type Database, type Prisma } from "@evotrainer/db";
 import type { Principal } from "../auth/principal.ts";
 import { sealedReleased } from "../auth/sealed-split.ts";
 import { accessRun, protectedProcedure, requireRunRole, runIdOfBranch, userProcedure } from "../trpc.ts";
@@ -118,6 +118,16 @@ export const rolloutRouter = {
       select: { id: true, step: true, sample: true, reward: true, response: true, trajectory: true, truncated: true, labels: { select: { label: true } } },
     });
     return { version: other.version, taskId: rollout.taskId, rollouts };
+  }),
+
+  /**
+   * How many of the branch's newest rollouts the text search still matches by scanning them, while
+   * the search index catches up with ingest; `limit` is where the count stops.
+   */
+  searchLag: protectedProcedure.input(z.object({ branchId: z.string().min(1) })).query(async ({ ctx, input }) => {
+    const { runId } = await accessBranch(ctx, input.branchId);
+    const unindexed = await unindexedRollouts(ctx.db, input.branchId, (await sealedAccess(ctx, runId)) !== "full");
+    return { unindexed, limit: UNINDEXED_COUNT_LIMIT };
   }),
 
   /** Labels present on a branch and how often, from LabelStat. */

@@ -1,10 +1,10 @@
 import type { Database } from "../client.ts";
 import { Prisma } from "../generated/prisma/client.ts";
-import { cappedDocument, DOCUMENT_CAP, searchDocument } from "./search-document.ts";
+import { cappedText, uncapped } from "./search-document.ts";
 import { settleHorizon, type SearchProgress } from "./settled-horizon.ts";
 
 export interface SearchBatch {
-  /** Rollouts whose documents this batch wrote. */
+  /** Rollouts this batch indexed. */
   indexed: number;
   indexedThrough: bigint;
   /** Nothing settled is left to index; rollouts still being written are left to a later run. */
@@ -24,20 +24,25 @@ export async function indexSearchBatch(db: Database, branchId: string, size = 50
         SELECT "indexedThrough", "settledThrough", "observedThrough", "observedWriters"
           FROM "RolloutSearchProgress" WHERE "branchId" = ${branchId} FOR UPDATE`;
       const settled = await settleHorizon(tx, branchId, progress);
+      // The texts lower-cased here: the search matches `lower(pattern)` against them, which is ILIKE.
       const [batch] = await tx.$queryRaw<[{ indexed: number; last: bigint | null }]>`
         WITH batch AS (
-          SELECT r.id, ${searchDocument} AS document FROM "Rollout" r
+          SELECT r.id, r."taskId", lower(r.prompt) AS prompt, lower(r.response) AS response FROM "Rollout" r
            WHERE r."branchId" = ${branchId} AND r.id > ${progress.indexedThrough} AND r.id <= ${settled}
            ORDER BY r.id LIMIT ${size}
         ), written AS (
           -- Nothing conflicts while the progress row is held; the clause keeps a re-run harmless anyway.
-          INSERT INTO "RolloutSearch" ("rolloutId", "branchId", document, complete)
-          SELECT id, ${branchId}, ${cappedDocument(Prisma.sql`document`)}, length(document) <= ${DOCUMENT_CAP} FROM batch
+          INSERT INTO "RolloutSearch" ("rolloutId", "branchId", "taskId", prompt, response, complete)
+          SELECT id, ${branchId}, "taskId", ${cappedText(Prisma.sql`prompt`)}, ${cappedText(Prisma.sql`response`)},
+                 ${uncapped(Prisma.sql`prompt`)} AND ${uncapped(Prisma.sql`response`)}
+            FROM batch
           ON CONFLICT DO NOTHING
         )
         SELECT count(*)::int AS indexed, max(id) AS last FROM batch`;
       const caughtUp = batch.indexed < size;
-      const indexedThrough = caughtUp ? settled : batch.last!;
+      // The branch's last indexed rollout, not the settled horizon (which may lie far past it, in other
+      // branches' ids): the search scans the branch above this through its (branchId, id) index.
+      const indexedThrough = batch.last ?? progress.indexedThrough;
       await tx.$executeRaw`UPDATE "RolloutSearchProgress" SET "indexedThrough" = ${indexedThrough} WHERE "branchId" = ${branchId}`;
       return { indexed: batch.indexed, indexedThrough, caughtUp };
     },

@@ -1,18 +1,15 @@
 import { Prisma } from "../generated/prisma/client.ts";
 
 /**
- * Longest document stored whole. Longer texts keep their head and tail (half each) and are marked
- * incomplete: the search reads those rollouts' own text, so a capped document never hides a match.
+ * Longest prompt or response stored whole (64 KB a rollout in all). A longer one keeps its head and
+ * tail (half each) and marks its rollout incomplete: the search matches those on their own text, so
+ * a capped text never hides a match.
  */
-export const DOCUMENT_CAP = 64 * 1024;
+export const TEXT_CAP = 32 * 1024;
 
-/**
- * The search document of the rollout `r`, in SQL: its taskId, prompt and response lower-cased,
- * one per line. Matching `lower(pattern)` against it finds every rollout whose taskId, prompt or
- * response matches the pattern (and a few more, which the search's check on the rollout drops).
- */
-export const searchDocument = Prisma.sql`lower(concat_ws(E'\n', r."taskId", r.prompt, r.response))`;
+/** `text` (SQL) capped to TEXT_CAP characters: its head and its tail. */
+export const cappedText = (text: Prisma.Sql) =>
+  Prisma.sql`CASE WHEN length(${text}) <= ${TEXT_CAP} THEN ${text} ELSE left(${text}, ${TEXT_CAP / 2}) || E'\n' || right(${text}, ${TEXT_CAP / 2}) END`;
 
-/** `text` capped to DOCUMENT_CAP characters: its head and its tail. */
-export const cappedDocument = (text: Prisma.Sql) =>
-  Prisma.sql`CASE WHEN length(${text}) <= ${DOCUMENT_CAP} THEN ${text} ELSE left(${text}, ${DOCUMENT_CAP / 2}) || E'\n' || right(${text}, ${DOCUMENT_CAP / 2}) END`;
+/** Whether `text` (SQL) is stored whole. */
+export const uncapped = (text: Prisma.Sql) => Prisma.sql`coalesce(length(${text}), 0) <= ${TEXT_CAP}`;

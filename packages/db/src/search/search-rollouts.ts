@@ -19,41 +19,63 @@ export interface RolloutSearchFilter {
 
 /**
  * Ids of the first `limit` rollouts of a branch, in id order, that match `q` and the other filters.
- * Rollouts the indexer has passed are found through RolloutSearch (the trigram index for a rare
- * term, the branch's documents in id order for a common one: the planner weighs the two); capped
- * documents and rollouts not yet indexed are matched on their own text. Each candidate is checked
- * on "Rollout" with the explorer's own condition, so the answer is the same wherever a row stands.
+ * Rollouts the indexer has passed are matched on RolloutSearch (its trigram index for a rare term,
+ * the branch's rows in id order for a common one: the planner weighs the two); rollouts whose text
+ * was capped there, and those not indexed yet, on their own text. The three give the rows that the
+ * ILIKE over "Rollout" gives, wherever a row stands.
  */
 export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter): Promise<bigint[]> {
   const progress = await db.rolloutSearchProgress.findUnique({ where: { branchId: filter.branchId }, select: { indexedThrough: true } });
   const indexedThrough = progress?.indexedThrough ?? 0n;
-  const pattern = Prisma.sql`('%' || ${filter.q} || '%')`;
   const after = filter.after ?? 0n;
-  const conditions = [
-    Prisma.sql`r."branchId" = ${filter.branchId}`,
-    Prisma.sql`(r."taskId" LIKE ${pattern} OR r.prompt ILIKE ${pattern} OR r.response ILIKE ${pattern})`,
+  const pattern = Prisma.sql`('%' || ${filter.q} || '%')`;
+  const onRollout = [
     ...(filter.split ? [Prisma.sql`r.split = ${filter.split}::"Split"`] : []),
     ...(filter.notSealed ? [Prisma.sql`r.split <> 'sealed'::"Split"`] : []),
     ...(filter.step !== undefined ? [Prisma.sql`r.step = ${filter.step}`] : []),
     ...(filter.rewardMin !== undefined ? [Prisma.sql`r.reward >= ${filter.rewardMin}`] : []),
     ...(filter.rewardMax !== undefined ? [Prisma.sql`r.reward <= ${filter.rewardMax}`] : []),
-    ...(filter.label
-      ? [Prisma.sql`EXISTS (SELECT 1 FROM "RolloutLabel" l WHERE l."branchId" = ${filter.branchId} AND l.label = ${filter.label} AND l."rolloutId" = r.id)`]
-      : []),
   ];
-  const onRollout = Prisma.join(conditions, " AND ");
-  const indexed = (documents: Prisma.Sql) => Prisma.sql`
-    (SELECT s."rolloutId" AS id FROM "RolloutSearch" s JOIN "Rollout" r ON r.id = s."rolloutId"
-      WHERE s."branchId" = ${filter.branchId} AND s."rolloutId" > ${after} AND s."rolloutId" <= ${indexedThrough} AND ${documents} AND ${onRollout}
+  const labelled = (id: Prisma.Sql) =>
+    filter.label
+      ? [Prisma.sql`EXISTS (SELECT 1 FROM "RolloutLabel" l WHERE l."branchId" = ${filter.branchId} AND l.label = ${filter.label} AND l."rolloutId" = ${id})`]
+      : [];
+  const ownText = Prisma.sql`(r."taskId" LIKE ${pattern} OR r.prompt ILIKE ${pattern} OR r.response ILIKE ${pattern})`;
+  const where = (conditions: Prisma.Sql[]) => Prisma.join(conditions, " AND ");
+
+  // Indexed whole: RolloutSearch alone answers the text, "Rollout" is joined only for its other filters.
+  const complete = Prisma.sql`
+    (SELECT s."rolloutId" AS id FROM "RolloutSearch" s ${onRollout.length ? Prisma.sql`JOIN "Rollout" r ON r.id = s."rolloutId"` : Prisma.empty}
+      WHERE ${where([
+        Prisma.sql`s."branchId" = ${filter.branchId}`,
+        Prisma.sql`s.complete`,
+        Prisma.sql`s."rolloutId" > ${after}`,
+        Prisma.sql`(s."taskId" LIKE ${pattern} OR s.prompt LIKE lower(${pattern}) OR s.response LIKE lower(${pattern}))`,
+        ...onRollout,
+        ...labelled(Prisma.sql`s."rolloutId"`),
+      ])}
       ORDER BY s."rolloutId" LIMIT ${filter.limit})`;
+  // Indexed with a text capped: their own text decides.
+  const capped = Prisma.sql`
+    (SELECT s."rolloutId" AS id FROM "RolloutSearch" s JOIN "Rollout" r ON r.id = s."rolloutId"
+      WHERE ${where([Prisma.sql`s."branchId" = ${filter.branchId}`, Prisma.sql`NOT s.complete`, Prisma.sql`s."rolloutId" > ${after}`, ownText, ...onRollout, ...labelled(Prisma.sql`r.id`)])}
+      ORDER BY s."rolloutId" LIMIT ${filter.limit})`;
+  // Past the progress, through the (branchId, id) index: as a row comparison, "id >" cannot be taken
+  // by the primary key, whose walk would cross every later rollout of every other branch.
+  const notIndexed = Prisma.sql`
+    (SELECT r.id FROM "Rollout" r
+      WHERE ${where([
+        Prisma.sql`(r."branchId", r.id) > (${filter.branchId}, ${after > indexedThrough ? after : indexedThrough})`,
+        Prisma.sql`r."branchId" = ${filter.branchId}`,
+        ownText,
+        ...onRollout,
+        ...labelled(Prisma.sql`r.id`),
+      ])}
+      ORDER BY r.id LIMIT ${filter.limit})`;
+  // No upper bound on the indexed side: RolloutSearch spans every branch, so "rolloutId <= progress"
+  // would look selective to the planner and steer a common term away from the in-order walk. A row
+  // the indexer adds meanwhile comes from two sides, and UNION keeps it once.
   const rows = await db.$queryRaw<{ id: bigint }[]>`
-    SELECT id FROM (
-      ${indexed(Prisma.sql`s.complete AND s.document LIKE lower(${pattern})`)}
-      UNION ALL
-      ${indexed(Prisma.sql`NOT s.complete`)}
-      UNION ALL
-      (SELECT r.id FROM "Rollout" r WHERE r.id > ${after > indexedThrough ? after : indexedThrough} AND ${onRollout} ORDER BY r.id LIMIT ${filter.limit})
-    ) matched
-    ORDER BY id LIMIT ${filter.limit}`;
+    SELECT id FROM (${complete} UNION ${capped} UNION ${notIndexed}) matched ORDER BY id LIMIT ${filter.limit}`;
   return rows.map((row) => row.id);
 }
