@@ -63,7 +63,7 @@ const ilike = (q: string): Prisma.RolloutWhereInput => ({
 async function indexedRows(branchId: string) {
   const { rows } = await sql.query<{ id: string; indexed: Record<string, unknown> | null; expected: Record<string, unknown> }>(
     `SELECT r.id::text, to_jsonb(s) - 'rolloutId' - 'branchId' AS indexed,
-            jsonb_build_object('taskId', r."taskId", 'prompt', lower(r.prompt), 'response', lower(r.response)) AS expected
+            jsonb_build_object('split', r.split, 'taskId', r."taskId", 'prompt', lower(r.prompt), 'response', lower(r.response)) AS expected
        FROM "Rollout" r LEFT JOIN "RolloutSearch" s ON s."rolloutId" = r.id WHERE r."branchId" = $1 ORDER BY r.id`,
     [branchId],
   );
@@ -144,7 +144,7 @@ describe("the rollouts explorer's text search", () => {
     const victim = connect();
     try {
       await blocker.query("BEGIN");
-      await blocker.query(`INSERT INTO "RolloutSearch" ("rolloutId", "branchId", "taskId", complete) VALUES ($1, 'killed', 'blocker', true)`, [String(ids[450])]);
+      await blocker.query(`INSERT INTO "RolloutSearch" ("rolloutId", "branchId", split, "taskId", complete) VALUES ($1, 'killed', 'train', 'blocker', true)`, [String(ids[450])]);
       const killed = indexSearchBatch(victim, "killed", 300);
       killed.catch(() => {});
       const pid = await until("the indexer waiting inside its batch", async () => {
@@ -157,7 +157,8 @@ describe("the rollouts explorer's text search", () => {
       await expect(killed).rejects.toThrow();
       await blocker.query("ROLLBACK");
     } finally {
-      blocker.release();
+      // Discarded, not pooled: it may end here inside its transaction.
+      blocker.release(true);
       await victim.$disconnect();
     }
     expect(await progressOf("killed")).toBe(ids[299]);
@@ -173,8 +174,8 @@ describe("the rollouts explorer's text search", () => {
     const rows = await indexedRows("killed");
     expect(rows).toHaveLength(1_500);
     for (const { indexed, expected } of rows) {
-      const { taskId, prompt, response } = expected as { taskId: string; prompt: string | null; response: string | null };
-      expect(indexed).toEqual({ taskId, prompt: capped(prompt), response: capped(response), complete: capped(prompt) === prompt && capped(response) === response });
+      const { prompt, response } = expected as { prompt: string | null; response: string | null };
+      expect(indexed).toEqual({ ...expected, prompt: capped(prompt), response: capped(response), complete: capped(prompt) === prompt && capped(response) === response });
     }
     expect(rows.filter((r) => r.indexed?.complete === false).length).toBeGreaterThan(0);
     expect(await progressOf("killed")).toBe(BigInt(rows.at(-1)!.id));
@@ -197,7 +198,7 @@ describe("the rollouts explorer's text search", () => {
       expect((await member.rollout.list({ branchId: "late", q: "zebra" })).items.length).toBeGreaterThan(0);
       await writer.query("COMMIT");
     } finally {
-      writer.release();
+      writer.release(true);
     }
     // Once its writer has ended, the next run goes past it.
     await indexBranchSearch(db, "late");

@@ -51,14 +51,15 @@ try {
            (ARRAY['promoted','rejected','vetoed','failed']::"BranchStatus"[])[1 + (i % 4)], ${recipeId}, random(), now()
       FROM generate_series(0, ${BRANCHES - 1}) AS i`;
   await db.branch.create({ data: { id: "s0", runId: small.id, version: 0, round: 0, status: "promoted", recipeId } });
-  // Text kept, as ingest keeps it, for the evaluation split and a sample of the rest (10% in all), of
-  // varied words for the text search: "answer" in half the kept texts, "kangaroo" in 0.05% of the rollouts.
+  // Text kept, as ingest keeps it, for a sample of the rollouts (10%, by a hash, so that no filter rules
+  // it out), of varied words for the text search: "answer" in half the kept texts, "kangaroo" in 0.05%.
   const seedRollouts = (branchId: string, runId: string, n: number) => db.$executeRaw`
     INSERT INTO "Rollout" ("runId", "branchId", split, step, "taskId", "groupId", sample, reward, "responseTokens", turns, truncated, uid, prompt, response)
     SELECT ${runId}, ${branchId}, 'train', i % 100, 't' || (i / 8 % 5000), 'g' || (i / 8), i % 8, (i % 3 = 0)::int, 100 + i % 900, 1, i % 20 = 0, 'u' || i,
-           CASE WHEN i % 10 = 0 THEN 'Solve problem ' || (i / 8 % 5000) || ' about ' || (ARRAY['trains','apples','circles','primes','coins','clocks','ladders'])[1 + i % 7] END,
-           CASE WHEN i % 10 = 0 THEN (CASE WHEN i % 20 = 0 THEN 'The answer is ' ELSE 'So we get ' END) || i % 997 || ', ' || md5(i::text) || (CASE WHEN i % 2000 = 10 THEN ' kangaroo' ELSE '' END) END
-      FROM generate_series(1, ${n}) AS i`;
+           CASE WHEN kept THEN 'Solve problem ' || (i / 8 % 5000) || ' about ' || (ARRAY['trains','apples','circles','primes','coins','clocks','ladders'])[1 + i % 7] END,
+           CASE WHEN kept THEN (CASE WHEN h % 2 = 0 THEN 'The answer is ' ELSE 'So we get ' END) || i % 997 || ', ' || md5(i::text) || (CASE WHEN h % 200 = 100 THEN ' kangaroo' ELSE '' END) END
+      FROM generate_series(1, ${n}) AS i
+        CROSS JOIN LATERAL (SELECT hashint4(i)::bigint & 2147483647 AS h) hashed CROSS JOIN LATERAL (SELECT (h / 7) % 10 = 0 AS kept) sampled`;
   await seedRollouts("b1", big.id, ROLLOUTS);
   await seedRollouts("s0", small.id, 1_000);
   const detector = await db.detector.create({ data: { key: "bench.truncated", label: "truncated", version: 1, domains: ["math"], cel: "truncated", description: "bench", testCases: {} } });

@@ -10,6 +10,7 @@ CREATE EXTENSION IF NOT EXISTS btree_gin;
 CREATE TABLE "RolloutSearch" (
     "rolloutId" BIGINT NOT NULL,
     "branchId" TEXT NOT NULL,
+    "split" "Split" NOT NULL,
     "taskId" TEXT NOT NULL,
     "prompt" TEXT,
     "response" TEXT,
@@ -40,3 +41,11 @@ ALTER TABLE "RolloutSearch" ADD CONSTRAINT "RolloutSearch_rolloutId_fkey" FOREIG
 
 -- AddForeignKey
 ALTER TABLE "RolloutSearchProgress" ADD CONSTRAINT "RolloutSearchProgress_branchId_fkey" FOREIGN KEY ("branchId") REFERENCES "Branch"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- Whether a term is rare (the trigram index) or common (the branch's rows in id order) is guessed
+-- from the histogram of each field: a LIKE '%term%' is judged by the share of histogram entries it
+-- matches, and the default 100 entries cannot tell a term in 0.05% of rollouts from one in 1%.
+-- Prisma's schema cannot say this; it leaves the statistics targets alone.
+ALTER TABLE "RolloutSearch" ALTER COLUMN "taskId" SET STATISTICS 1000;
+ALTER TABLE "RolloutSearch" ALTER COLUMN "prompt" SET STATISTICS 1000;
+ALTER TABLE "RolloutSearch" ALTER COLUMN "response" SET STATISTICS 1000;

@@ -27,22 +27,22 @@ export async function indexSearchBatch(db: Database, branchId: string, size = 50
       // The texts lower-cased here: the search matches `lower(pattern)` against them, which is ILIKE.
       const [batch] = await tx.$queryRaw<[{ indexed: number; last: bigint | null }]>`
         WITH batch AS (
-          SELECT r.id, r."taskId", lower(r.prompt) AS prompt, lower(r.response) AS response FROM "Rollout" r
+          SELECT r.id, r.split, r."taskId", lower(r.prompt) AS prompt, lower(r.response) AS response FROM "Rollout" r
            WHERE r."branchId" = ${branchId} AND r.id > ${progress.indexedThrough} AND r.id <= ${settled}
            ORDER BY r.id LIMIT ${size}
         ), written AS (
           -- Nothing conflicts while the progress row is held; the clause keeps a re-run harmless anyway.
-          INSERT INTO "RolloutSearch" ("rolloutId", "branchId", "taskId", prompt, response, complete)
-          SELECT id, ${branchId}, "taskId", ${cappedText(Prisma.sql`prompt`)}, ${cappedText(Prisma.sql`response`)},
+          INSERT INTO "RolloutSearch" ("rolloutId", "branchId", split, "taskId", prompt, response, complete)
+          SELECT id, ${branchId}, split, "taskId", ${cappedText(Prisma.sql`prompt`)}, ${cappedText(Prisma.sql`response`)},
                  ${uncapped(Prisma.sql`prompt`)} AND ${uncapped(Prisma.sql`response`)}
             FROM batch
           ON CONFLICT DO NOTHING
         )
         SELECT count(*)::int AS indexed, max(id) AS last FROM batch`;
       const caughtUp = batch.indexed < size;
-      // The branch's last indexed rollout, not the settled horizon (which may lie far past it, in other
-      // branches' ids): the search scans the branch above this through its (branchId, id) index.
-      const indexedThrough = batch.last ?? progress.indexedThrough;
+      // Caught up, the branch is indexed through the settled horizon, the end of the id sequence when
+      // nobody writes: the search's scan of the rows past it then reads only what came since.
+      const indexedThrough = caughtUp ? settled : batch.last!;
       await tx.$executeRaw`UPDATE "RolloutSearchProgress" SET "indexedThrough" = ${indexedThrough} WHERE "branchId" = ${branchId}`;
       return { indexed: batch.indexed, indexedThrough, caughtUp };
     },

@@ -29,9 +29,13 @@ export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter
   const indexedThrough = progress?.indexedThrough ?? 0n;
   const after = filter.after ?? 0n;
   const pattern = Prisma.sql`('%' || ${filter.q} || '%')`;
+  const rollouts = Prisma.sql`r."branchId" = ${filter.branchId}`;
+  const split = (t: "r" | "s") => [
+    ...(filter.split ? [Prisma.sql`${Prisma.raw(t)}.split = ${filter.split}::"Split"`] : []),
+    ...(filter.notSealed ? [Prisma.sql`${Prisma.raw(t)}.split <> 'sealed'::"Split"`] : []),
+  ];
+  // What RolloutSearch does not hold.
   const onRollout = [
-    ...(filter.split ? [Prisma.sql`r.split = ${filter.split}::"Split"`] : []),
-    ...(filter.notSealed ? [Prisma.sql`r.split <> 'sealed'::"Split"`] : []),
     ...(filter.step !== undefined ? [Prisma.sql`r.step = ${filter.step}`] : []),
     ...(filter.rewardMin !== undefined ? [Prisma.sql`r.reward >= ${filter.rewardMin}`] : []),
     ...(filter.rewardMax !== undefined ? [Prisma.sql`r.reward <= ${filter.rewardMax}`] : []),
@@ -43,7 +47,7 @@ export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter
   const ownText = Prisma.sql`(r."taskId" LIKE ${pattern} OR r.prompt ILIKE ${pattern} OR r.response ILIKE ${pattern})`;
   const where = (conditions: Prisma.Sql[]) => Prisma.join(conditions, " AND ");
 
-  // Indexed whole: RolloutSearch alone answers the text, "Rollout" is joined only for its other filters.
+  // Indexed whole: RolloutSearch alone answers the text and the split; "Rollout" is joined only for the other filters.
   const complete = Prisma.sql`
     (SELECT s."rolloutId" AS id FROM "RolloutSearch" s ${onRollout.length ? Prisma.sql`JOIN "Rollout" r ON r.id = s."rolloutId"` : Prisma.empty}
       WHERE ${where([
@@ -51,23 +55,24 @@ export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter
         Prisma.sql`s.complete`,
         Prisma.sql`s."rolloutId" > ${after}`,
         Prisma.sql`(s."taskId" LIKE ${pattern} OR s.prompt LIKE lower(${pattern}) OR s.response LIKE lower(${pattern}))`,
-        ...onRollout,
+        ...split("s"),
+        ...(onRollout.length ? [rollouts, ...onRollout] : []),
         ...labelled(Prisma.sql`s."rolloutId"`),
       ])}
       ORDER BY s."rolloutId" LIMIT ${filter.limit})`;
   // Indexed with a text capped: their own text decides.
   const capped = Prisma.sql`
     (SELECT s."rolloutId" AS id FROM "RolloutSearch" s JOIN "Rollout" r ON r.id = s."rolloutId"
-      WHERE ${where([Prisma.sql`s."branchId" = ${filter.branchId}`, Prisma.sql`NOT s.complete`, Prisma.sql`s."rolloutId" > ${after}`, ownText, ...onRollout, ...labelled(Prisma.sql`r.id`)])}
+      WHERE ${where([Prisma.sql`s."branchId" = ${filter.branchId}`, Prisma.sql`NOT s.complete`, Prisma.sql`s."rolloutId" > ${after}`, rollouts, ownText, ...split("r"), ...onRollout, ...labelled(Prisma.sql`r.id`)])}
       ORDER BY s."rolloutId" LIMIT ${filter.limit})`;
-  // Past the progress, through the (branchId, id) index: as a row comparison, "id >" cannot be taken
-  // by the primary key, whose walk would cross every later rollout of every other branch.
+  // Past the progress: no more than the indexing lag (what ingest added since the indexer last ran).
   const notIndexed = Prisma.sql`
     (SELECT r.id FROM "Rollout" r
       WHERE ${where([
-        Prisma.sql`(r."branchId", r.id) > (${filter.branchId}, ${after > indexedThrough ? after : indexedThrough})`,
-        Prisma.sql`r."branchId" = ${filter.branchId}`,
+        rollouts,
+        Prisma.sql`r.id > ${after > indexedThrough ? after : indexedThrough}`,
         ownText,
+        ...split("r"),
         ...onRollout,
         ...labelled(Prisma.sql`r.id`),
       ])}
