@@ -3,8 +3,8 @@ import { QueueName, type Producer } from "@evotrainer/queue";
 
 /**
  * Part of the reconcile sweep: enqueues the search step of every branch whose rollouts are past its
- * search progress (an ingest whose enqueue was lost, a CLI ingest without Redis, rows committed while
- * the step ran). Returns how many it enqueued.
+ * search progress (an ingest whose enqueue was lost, a CLI import straight into the database, rows
+ * committed while the step ran). Returns how many it enqueued.
  */
 export async function sweepSearch(db: Database, producer: Producer): Promise<number> {
   const branches = await branchesLaggingSearch(db);
