@@ -107,6 +107,10 @@ describe("every model round-trips through the migrated database", () => {
     await db.quarantinedLine.create({ data: { runId: run.id, branchId: child.id, jobId: job.id, source: "rollouts/train/step_1.jsonl", lineNumber: 3, reason: "reward: expected number", raw: '{"reward":"x"}' } });
     covered.add("Rollout").add("RolloutLabel").add("LabelStat").add("MetricPoint").add("QuarantinedLine");
 
+    await db.rolloutSearch.create({ data: { rolloutId: rollout.id, branchId: child.id, split: "train", taskId: "task-1", prompt: null, response: null, complete: true } });
+    await db.rolloutSearchProgress.create({ data: { branchId: child.id, indexedThrough: rollout.id, settledThrough: rollout.id, observedWriters: ["3/42"] } });
+    covered.add("RolloutSearch").add("RolloutSearchProgress");
+
     await db.backtest.create({ data: { interventionId: intervention.id, report: { deadGroupsRescued: 3 }, predictedEffect: -0.2, kept: true, rank: 1 } });
     await db.verdict.create({ data: { branchId: child.id, passed: true, checks: [{ name: "score_not_regressed", passed: true }], promotionScore: 0.61, parentScore: 0.55, deltaVsParent: 0.06, ciLow: 0.02, ciHigh: 0.1 } });
     await db.decision.create({ data: { branchId: child.id, kind: "approve", actorType: "human", userId: user.id, reason: "tampering gone, score up" } });
@@ -174,6 +178,8 @@ describe("every model round-trips through the migrated database", () => {
     expect(labels.map((l) => l.rollout.uid)).toEqual(["1-task-1-0"]);
     expect((await db.labelStat.findFirstOrThrow({ where: { branchId: child.id } })).count).toBe(1);
     expect((await db.metricPoint.findFirstOrThrow({ where: { branchId: child.id } })).value).toBe(1);
+    expect((await db.rolloutSearch.findUniqueOrThrow({ where: { rolloutId: rollout.id }, include: { rollout: true } })).rollout.uid).toBe("1-task-1-0");
+    expect((await db.rolloutSearchProgress.findUniqueOrThrow({ where: { branchId: child.id } })).observedWriters).toEqual(["3/42"]);
     expect((await db.skillApplication.findFirstOrThrow({ where: { skillId: skill.id }, include: { skill: true } })).skill.domains).toEqual(["swe"]);
     expect((await db.membership.findFirstOrThrow({ where: { userId: user.id } })).role).toBe("approver");
     expect(await db.session.count({ where: { userId: user.id } })).toBe(1);

@@ -3,7 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { appRouter, createCallerFactory, createContext, createLocalUser } from "@evotrainer/api";
 import { sha256Hex } from "@evotrainer/core";
-import { PrismaClient } from "@evotrainer/db";
+import { indexBranchSearch, PrismaClient } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { rolloutFilterCombinations } from "../support/rollout-filters.ts";
 
@@ -25,20 +25,31 @@ interface PlanNode {
 }
 
 /**
- * Scans of Rollout or RolloutLabel that do not seek: by branch, or by one rollout (a label's rollout
- * fetched by its id, a rollout's labels by the rollout's id).
+ * Scans of Rollout, RolloutLabel or RolloutSearch that do not seek: by branch, or by rollout (a
+ * label's or a search row's rollout fetched by its id, a rollout's labels by the rollout's id,
+ * a text search's page of rollouts by their ids), or past `lastId`, the newest rollout, where a text
+ * search reads what the search index has not reached (nothing here: the indexer has caught up).
  */
-function unboundedScans(node: PlanNode, out: string[] = []): string[] {
+function unboundedScans(node: PlanNode, lastId: string, out: string[] = []): string[] {
   const relation = node["Relation Name"];
-  if (relation === "Rollout" || relation === "RolloutLabel") {
+  if (relation === "Rollout" || relation === "RolloutLabel" || relation === "RolloutSearch") {
     const cond = node["Index Cond"] ?? "";
-    const seeks = cond.includes("branchId") || (relation === "RolloutLabel" ? cond.includes("rolloutId") : /\(id = \w+\."rolloutId"\)/.test(cond));
+    const byRollout =
+      relation === "Rollout" ? /\(id = \w+\."rolloutId"\)/.test(cond) || cond.includes("id = ANY") : relation === "RolloutLabel" ? cond.includes("rolloutId") : /\("rolloutId" = \w+\.(id|"rolloutId")\)/.test(cond);
+    const pastEnd = relation === "Rollout" && cond === `(id > '${lastId}'::bigint)`;
+    const seeks = cond.includes("branchId") || byRollout || pastEnd;
     if (node["Node Type"] === "Seq Scan" || (node["Node Type"] !== "Bitmap Heap Scan" && !seeks)) out.push(`${node["Node Type"]} on ${relation}${node["Index Name"] ? ` (${node["Index Name"]})` : ""}`);
   }
   if (node["Node Type"] === "Bitmap Index Scan" && !(node["Index Cond"] ?? "").includes("branchId")) out.push(`Bitmap Index Scan ${node["Index Name"]}`);
   // A page needs 101 rows in id order: sorting thousands means reading much of the branch first.
   if (node["Node Type"] === "Sort" && node["Plan Rows"] > 5_000) out.push(`Sort of ${node["Plan Rows"]} rows`);
-  for (const child of node.Plans ?? []) unboundedScans(child, out);
+  for (const child of node.Plans ?? []) unboundedScans(child, lastId, out);
+  return out;
+}
+
+function indexesOf(node: PlanNode, out: string[] = []): string[] {
+  if (node["Index Name"]) out.push(node["Index Name"]);
+  for (const child of node.Plans ?? []) indexesOf(child, out);
   return out;
 }
 
@@ -67,11 +78,16 @@ describe("the rollouts explorer's queries at scale", () => {
     const rare = await db.detector.create({ data: { key: "plans.rare", label: "rare", version: 1, domains: ["math"], cel: "false", description: "plans", testCases: {} } });
     const common = await db.detector.create({ data: { key: "plans.common", label: "common", version: 1, domains: ["math"], cel: "true", description: "plans", testCases: {} } });
     // Steps interleaved as a trainer's groups arrive; labels on half the rollouts, one at 5%, one at 0.1%.
+    // Text kept, as ingest keeps it, for a sample of the rollouts (10%, by a hash, so that no filter
+    // rules it out): varied words, "answer" in half the kept texts, "kangaroo" in 0.05% of the rollouts.
     for (const branchId of branches) {
       await sql.query(
-        `INSERT INTO "Rollout" ("runId", "branchId", split, step, "taskId", "groupId", sample, reward, "responseTokens", turns, truncated, uid)
-         SELECT $1, $2, (CASE WHEN i % 50 = 0 THEN 'promotion' ELSE 'train' END)::"Split", i % 100, 't' || (i / 8 % 5000), 'g' || (i / 8), i % 8, (i % 10) / 10.0, 100, 1, i % 20 = 0, 'u' || i
-           FROM generate_series(1, $3::int) AS i`,
+        `INSERT INTO "Rollout" ("runId", "branchId", split, step, "taskId", "groupId", sample, reward, "responseTokens", turns, truncated, uid, prompt, response)
+         SELECT $1, $2, (CASE WHEN i % 50 = 0 THEN 'promotion' ELSE 'train' END)::"Split", i % 100, 't' || (i / 8 % 5000), 'g' || (i / 8), i % 8, (i % 10) / 10.0, 100, 1, i % 20 = 0, 'u' || i,
+                CASE WHEN kept THEN 'Solve problem ' || (i / 8 % 5000) || ' about ' || (ARRAY['trains','apples','circles','primes','coins','clocks','ladders'])[1 + i % 7] END,
+                CASE WHEN kept THEN (CASE WHEN h % 2 = 0 THEN 'The answer is ' ELSE 'So we get ' END) || i % 997 || ', ' || md5(i::text) || (CASE WHEN h % 200 = 100 THEN ' kangaroo' ELSE '' END) END
+           FROM generate_series(1, $3::int) AS i
+             CROSS JOIN LATERAL (SELECT hashint4(i)::bigint & 2147483647 AS h) hashed CROSS JOIN LATERAL (SELECT (h / 7) % 10 = 0 AS kept) sampled`,
         [run.id, branchId, ROLLOUTS],
       );
       await sql.query(
@@ -84,6 +100,9 @@ describe("the rollouts explorer's queries at scale", () => {
         [branchId, detector.id, rare.id, common.id],
       );
     }
+    // The search index, as the worker leaves it once it has caught up with ingest.
+    for (const branchId of branches) await indexBranchSearch(db, branchId, 20_000);
+    const lastId = ((await sql.query<{ id: string }>(`SELECT max(id)::text AS id FROM "Rollout"`)).rows[0]!.id);
     // A large sample, so the statistics (and the plans they choose) barely move between runs.
     await sql.query("SET default_statistics_target = 1000");
     await sql.query("ANALYZE");
@@ -96,11 +115,12 @@ describe("the rollouts explorer's queries at scale", () => {
     await db.shareLink.create({ data: { runId: run.id, tokenHash: sha256Hex("plans share token"), createdById: user.id } });
     const shared = createCallerFactory(appRouter)(createContext({ db, headers: new Headers(), shareToken: "plans share token", sessionUserId: async () => null, producer }));
     const combinations = [
-      ...rolloutFilterCombinations({ step: 42, label: "rare", reward: { min: 0.15, max: 0.25 } }),
-      ...rolloutFilterCombinations({ step: 7, label: "truncated", reward: { min: 0.9, max: 1 } }).filter((c) => c.name.includes("label")),
+      ...rolloutFilterCombinations({ step: 42, label: "rare", reward: { min: 0.15, max: 0.25 }, q: { rare: "kangaroo", common: "answer" } }),
+      ...rolloutFilterCombinations({ step: 7, label: "truncated", reward: { min: 0.9, max: 1 }, q: { rare: "Kangaroo", common: "ANSWER" } }).filter((c) => c.name.includes("label")),
     ];
     const problems: string[] = [];
     const queries: { name: string; query: string; params: unknown[] }[] = [];
+    const searchIndexes = new Map<string, string[]>();
     for (const [reader, api] of [["member", member], ["share link", shared]] as const) {
       for (const { name, filter } of combinations) {
         for (const page of ["first", "next"] as const) {
@@ -112,16 +132,20 @@ describe("the rollouts explorer's queries at scale", () => {
             await api.rollout.list({ branchId: "big", ...filter, limit: 100, cursor: first.nextCursor });
           }
           const where = `${name}, ${reader} (${page} page)`;
-          for (const q of issued.filter((i) => /FROM "public"\."Rollout(Label)?"/.test(i.query))) {
+          for (const q of issued.filter((i) => /FROM "(public"\.")?Rollout(Label|Search)?"/.test(i.query))) {
             queries.push({ name: where, ...q });
             const plan = await planOf(q.query, q.params);
-            for (const scan of unboundedScans(plan)) problems.push(`${where}: ${scan}\n  ${JSON.stringify(plan)}`);
+            if (reader === "member" && page === "first" && (name === "q-rare" || name === "q-common") && q.query.includes("RolloutSearch")) searchIndexes.set(name, indexesOf(plan));
+            for (const scan of unboundedScans(plan, lastId)) problems.push(`${where}: ${scan}\n  ${JSON.stringify(plan)}`);
           }
         }
       }
     }
-    expect(queries.length).toBeGreaterThanOrEqual(2 * 2 * 16);
+    expect(queries.length).toBeGreaterThanOrEqual(2 * 2 * 28);
     expect(problems).toEqual([]);
+    // A rare term is looked up in the trigram index; a common one walks the branch's rows in id order.
+    expect(searchIndexes.get("q-rare")).toContain("RolloutSearch_branchId_taskId_prompt_response_idx");
+    expect(searchIndexes.get("q-common")).not.toContain("RolloutSearch_branchId_taskId_prompt_response_idx");
 
     // The check can fail: with the indexes as they were before the explorer's (branch, split, step)
     // without id, no (branch, id) the same queries read and sort much of the branch.
@@ -136,7 +160,7 @@ describe("the rollouts explorer's queries at scale", () => {
       let unbounded = 0;
       for (const q of queries) {
         const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${q.query}`, q.params);
-        unbounded += unboundedScans((rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan).length;
+        unbounded += unboundedScans((rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan, lastId).length;
       }
       expect(unbounded).toBeGreaterThan(0);
     } finally {

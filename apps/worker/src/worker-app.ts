@@ -20,6 +20,8 @@ import { reconcile } from "./loop/reconcile.ts";
 import { deliver } from "./notify/deliver.ts";
 import { relayNotifications } from "./notify/relay.ts";
 import { WorkerRegistry } from "./registry.ts";
+import { indexSearch } from "./search/index-search.ts";
+import { sweepSearch } from "./search/sweep-search.ts";
 
 const RECONCILE_SCHEDULER = "reconcile-sweep";
 
@@ -78,8 +80,14 @@ export async function startWorkerApp(
   registry.register(QueueName.Decide, at(QueueName.Decide, (payload) => decide(deps, payload)), concurrency);
   registry.register(QueueName.Control, at(QueueName.Control, (payload) => controlStep(deps, payload)), 1);
   const notifyDeps = { db, producer, masterKey: masterKeyOrLocal(process.env), publicUrl: env.EVO_PUBLIC_URL, retryBaseMs: env.EVO_NOTIFY_RETRY_BASE_MS };
-  registry.register(QueueName.Reconcile, async () => ({ ...(await reconcile(db, producer)), notifications: await relayNotifications(db, producer) }), 1);
+  registry.register(
+    QueueName.Reconcile,
+    async () => ({ ...(await reconcile(db, producer)), notifications: await relayNotifications(db, producer), search: await sweepSearch(db, producer) }),
+    1,
+  );
   registry.register(QueueName.Notify, at(QueueName.Notify, (payload) => deliver(notifyDeps, payload)), concurrency);
+  // One at a time: indexing is CPU work that would otherwise compete with ingest on a small machine.
+  registry.register(QueueName.Search, at(QueueName.Search, (payload) => indexSearch(db, payload)), 1);
   const reconcileQueue = producer.queue(QueueName.Reconcile);
   const ensureSweep = async () => {
     if (await reconcileQueue.getJobScheduler(RECONCILE_SCHEDULER)) return;

@@ -4,3 +4,4 @@ export * from "./generated/prisma/client.ts";
 export * from "./ping.ts";
 export * from "./repositories/index.ts";
 export { masterKeyOrLocal } from "./secrets/local-master-key.ts";
+export * from "./search/index.ts";

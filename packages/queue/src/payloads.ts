@@ -17,6 +17,7 @@ export const payloadSchemas = {
   // Without a job: carry out the run's stop; with one: cancel that job.
   [QueueName.Control]: z.strictObject({ runId: id, jobId: id.optional() }),
   [QueueName.Notify]: z.strictObject({ deliveryId: id, attempt: z.number().int().min(1).max(100) }),
+  [QueueName.Search]: z.strictObject({ branchId: id }),
 } satisfies Record<QueueName, z.ZodType>;
 
 export type Payload<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;

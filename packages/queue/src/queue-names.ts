@@ -14,6 +14,8 @@ export const QueueName = {
   Control: "control",
   // One webhook delivery attempt; outbox rows reach it through the reconcile sweep's relay.
   Notify: "notify",
+  // A branch's rollouts into the explorer's search index, after ingest committed them.
+  Search: "search",
 } as const;
 
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];

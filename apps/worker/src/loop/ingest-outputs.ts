@@ -2,6 +2,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { parseContractPath, paths } from "@evotrainer/contract";
 import { harnessLabeler, ingestRolloutFile, ingestTrainerMetricsFile } from "@evotrainer/db/ingest";
+import { QueueName } from "@evotrainer/queue";
 import type { LoopDeps } from "./deps.ts";
 
 export interface JobOutputs {
@@ -57,5 +58,7 @@ export async function ingestJobOutputs(deps: LoopDeps, job: JobOutputs): Promise
     quarantined += result.quarantined;
   }
   await ingestTrainerMetricsFile(deps.pool, { jobId: job.jobId, branchId: job.branchId, file: paths(job.outputDir).metrics, source: "metrics.jsonl" });
+  // Committed rollouts go into the explorer's search index off this path (see the search queue).
+  if (rollouts > 0) await deps.producer.enqueue(QueueName.Search, { branchId: job.branchId });
   return { rollouts, quarantined };
 }

@@ -4,6 +4,7 @@ import { metricsLineSchema } from "@evotrainer/contract";
 import { adapterNameSchema } from "@evotrainer/core";
 import { importJob, importSummary, importTarget, type ImportTarget } from "@evotrainer/db";
 import { branchLabeler, ingestLines, storedCursor, writeTrainerMetrics } from "@evotrainer/db/ingest";
+import { QueueName } from "@evotrainer/queue";
 import { decidingOrganization } from "../auth/deciding-organization.ts";
 import { requireRunRole, runIdOfBranch, userProcedure, type Context } from "../trpc.ts";
 import { parsedRunConfig } from "./run-remote.ts";
@@ -95,11 +96,18 @@ export const importRouter = {
     .mutation(async ({ ctx, input }) => {
       const owner = await importOwner(ctx, input.jobId);
       const { labeler } = await branchLabeler(ctx.db, owner.branchId);
-      return ingestLines(
+      const outcome = await ingestLines(
         ingestPool(ctx),
         { owner, source: input.source, keepText: () => true, labeler },
         { lines: input.lines, unreadable: input.unreadable, from: input.from, next: input.next },
       );
+      // The batch is committed; its search indexing is the worker's. Without Redis the reconcile sweep finds the branch.
+      if (outcome.outcome === "stored" && outcome.inserted > 0) {
+        await Promise.resolve()
+          .then(() => ctx.producer().enqueue(QueueName.Search, { branchId: owner.branchId }))
+          .catch(() => undefined);
+      }
+      return outcome;
     }),
 
   /** A trainer's metrics per step, as the branch's `trainer/<key>` series. */

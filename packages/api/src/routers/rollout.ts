@@ -1,6 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { LabelReview, Split, type Database, type Prisma } from "@evotrainer/db";
+import { LabelReview, searchRolloutIds, Split, UNINDEXED_COUNT_LIMIT, unindexedRollouts, type Database, type Prisma } from "@evotrainer/db";
 import type { Principal } from "../auth/principal.ts";
 import { sealedReleased } from "../auth/sealed-split.ts";
 import { accessRun, protectedProcedure, requireRunRole, runIdOfBranch, userProcedure } from "../trpc.ts";
@@ -19,6 +19,7 @@ export const rolloutListInput = z.object({
   limit: z.number().int().min(1).max(200).default(100),
 });
 
+/** The filters but the text search, for Prisma. */
 export function rolloutWhere(input: z.infer<typeof rolloutListInput>): Prisma.RolloutWhereInput {
   return {
     branchId: input.branchId,
@@ -26,9 +27,6 @@ export function rolloutWhere(input: z.infer<typeof rolloutListInput>): Prisma.Ro
     ...(input.step !== undefined ? { step: input.step } : {}),
     ...(input.rewardMin !== undefined || input.rewardMax !== undefined ? { reward: { gte: input.rewardMin, lte: input.rewardMax } } : {}),
     ...(input.label ? { labels: { some: { branchId: input.branchId, label: input.label } } } : {}),
-    ...(input.q
-      ? { OR: [{ taskId: { contains: input.q } }, { prompt: { contains: input.q, mode: "insensitive" } }, { response: { contains: input.q, mode: "insensitive" } }] }
-      : {}),
     ...(input.cursor ? { id: { gt: BigInt(input.cursor) } } : {}),
   };
 }
@@ -57,10 +55,17 @@ export const rolloutRouter = {
     if (sealed === "hidden" && input.split === "sealed") throw new TRPCError({ code: "FORBIDDEN", message: SEALED_HIDDEN });
     // A text or label filter reads the rollout's content: which sealed rows match would leak it.
     const hideSealed = sealed === "hidden" || (sealed === "scores" && (input.q !== undefined || input.label !== undefined));
+    const take = input.limit + 1;
+    // A text search finds its page's ids through the search index first (searchRolloutIds), then reads them here.
+    const where: Prisma.RolloutWhereInput = input.q
+      ? { id: { in: await searchRolloutIds(ctx.db, { ...input, q: input.q, notSealed: hideSealed, after: input.cursor ? BigInt(input.cursor) : undefined, limit: take }) } }
+      : hideSealed
+        ? { AND: [rolloutWhere(input), { split: { not: "sealed" } }] }
+        : rolloutWhere(input);
     const items = await ctx.db.rollout.findMany({
-      where: hideSealed ? { AND: [rolloutWhere(input), { split: { not: "sealed" } }] } : rolloutWhere(input),
+      where,
       orderBy: { id: "asc" },
-      take: input.limit + 1,
+      take,
       select: {
         id: true,
         split: true,
@@ -113,6 +118,16 @@ export const rolloutRouter = {
       select: { id: true, step: true, sample: true, reward: true, response: true, trajectory: true, truncated: true, labels: { select: { label: true } } },
     });
     return { version: other.version, taskId: rollout.taskId, rollouts };
+  }),
+
+  /**
+   * How many of the branch's newest rollouts the text search still matches by scanning them, while
+   * the search index catches up with ingest; `limit` is where the count stops.
+   */
+  searchLag: protectedProcedure.input(z.object({ branchId: z.string().min(1) })).query(async ({ ctx, input }) => {
+    const { runId } = await accessBranch(ctx, input.branchId);
+    const unindexed = await unindexedRollouts(ctx.db, input.branchId, (await sealedAccess(ctx, runId)) !== "full");
+    return { unindexed, limit: UNINDEXED_COUNT_LIMIT };
   }),
 
   /** Labels present on a branch and how often, from LabelStat. */

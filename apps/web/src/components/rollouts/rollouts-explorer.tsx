@@ -73,6 +73,13 @@ export function RolloutsExplorer({ branchId, basePath, readOnly }: { branchId: s
   const list = useInfiniteQuery(
     trpc.rollout.list.infiniteQueryOptions({ branchId, ...filters, limit: 100 }, { getNextPageParam: (page) => page.nextCursor ?? undefined }),
   );
+  // Said while the search index lags ingest (those rollouts are still searched, only more slowly),
+  // and looked at again until it has caught up.
+  const searchLag = useQuery({
+    ...trpc.rollout.searchLag.queryOptions({ branchId }),
+    enabled: filters.q !== undefined,
+    refetchInterval: (query) => (query.state.data?.unindexed ? 5_000 : false),
+  });
   const rows = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? EMPTY, [list.data]);
   const table = useTable({ features, columns, data: rows, getRowId: (r) => String(r.id) });
   const tableRows = table.getRowModel().rows;
@@ -150,6 +157,12 @@ export function RolloutsExplorer({ branchId, basePath, readOnly }: { branchId: s
           Apply
         </button>
       </form>
+      {filters.q !== undefined && searchLag.data && searchLag.data.unindexed > 0 && (
+        <p className="muted" data-testid="search-lag">
+          The search index has not reached the {searchLag.data.unindexed >= searchLag.data.limit ? `${searchLag.data.limit.toLocaleString("en")}+` : searchLag.data.unindexed.toLocaleString("en")}{" "}
+          newest rollouts yet: they are searched by a scan, which is slower.
+        </p>
+      )}
       <div className={`explorer${selected ? " with-detail" : ""}`}>
         <div className="rollout-table" data-testid="rollouts-table">
           <div className="rt-head">
