@@ -107,6 +107,11 @@ describe("every model round-trips through the migrated database", () => {
     await db.quarantinedLine.create({ data: { runId: run.id, branchId: child.id, jobId: job.id, source: "rollouts/train/step_1.jsonl", lineNumber: 3, reason: "reward: expected number", raw: '{"reward":"x"}' } });
     covered.add("Rollout").add("RolloutLabel").add("LabelStat").add("MetricPoint").add("QuarantinedLine");
 
+    await db.stepStat.create({ data: { branchId: child.id, split: "train", step: 1, rollouts: 1, rewardSum: "1", truncated: 0, responseTokens: 512n, groups: 0, deadGroups: 0 } });
+    await db.stepGroupStat.create({ data: { branchId: child.id, split: "train", step: 1, groupId: "task-1@1", rollouts: 1, minReward: 1, maxReward: 1 } });
+    expect((await db.stepStat.findUniqueOrThrow({ where: { branchId_split_step: { branchId: child.id, split: "train", step: 1 } } })).rewardSum.toString()).toBe("1");
+    covered.add("StepStat").add("StepGroupStat");
+
     await db.rolloutSearch.create({ data: { rolloutId: rollout.id, branchId: child.id, split: "train", taskId: "task-1", prompt: null, response: null, complete: true } });
     await db.rolloutSearchProgress.create({ data: { branchId: child.id, indexedThrough: rollout.id, settledThrough: rollout.id, observedWriters: ["3/42"] } });
     covered.add("RolloutSearch").add("RolloutSearchProgress");
