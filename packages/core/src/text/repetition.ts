@@ -134,10 +134,8 @@ export function repeatRun(text: string, maxPeriod = 16): number {
     let need = Math.max(1, best - p + 1);
     for (let i = need - 1; i + p < n; i += need) {
       if (text.charCodeAt(i) !== text.charCodeAt(i + p)) continue;
-      let start = i;
-      while (start > 0 && text.charCodeAt(start - 1) === text.charCodeAt(start - 1 + p)) start--;
-      let end = i;
-      while (end + 1 + p < n && text.charCodeAt(end + 1) === text.charCodeAt(end + 1 + p)) end++;
+      const start = stretchStart(text, i, p);
+      const end = stretchEnd(text, i, p);
       if (end - start + 1 + p > best) {
         best = end - start + 1 + p;
         need = Math.max(1, best - p + 1);
@@ -147,6 +145,20 @@ export function repeatRun(text: string, maxPeriod = 16): number {
     }
   }
   return best;
+}
+
+/** The first position of the stretch around i where the text equals itself shifted by p. */
+function stretchStart(text: string, i: number, p: number): number {
+  let start = i;
+  while (start > 0 && text.charCodeAt(start - 1) === text.charCodeAt(start - 1 + p)) start--;
+  return start;
+}
+
+/** The last position of that stretch. */
+function stretchEnd(text: string, i: number, p: number): number {
+  let end = i;
+  while (end + 1 + p < text.length && text.charCodeAt(end + 1) === text.charCodeAt(end + 1 + p)) end++;
+  return end;
 }
 
 /**
@@ -161,10 +173,8 @@ export function repeatRunAtLeast(text: string, min: number, maxPeriod = 16): boo
     const need = Math.max(1, min - p);
     for (let i = need - 1; i + p < n; i += need) {
       if (text.charCodeAt(i) !== text.charCodeAt(i + p)) continue;
-      let start = i;
-      while (start > 0 && text.charCodeAt(start - 1) === text.charCodeAt(start - 1 + p)) start--;
-      let end = i;
-      while (end + 1 + p < n && text.charCodeAt(end + 1) === text.charCodeAt(end + 1 + p)) end++;
+      const start = stretchStart(text, i, p);
+      const end = stretchEnd(text, i, p);
       if (end - start + 1 >= need) return true;
       i = end - ((end - (need - 1)) % need);
     }
