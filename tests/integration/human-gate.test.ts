@@ -12,6 +12,7 @@ import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { stopRunAndSettle } from "../support/stop-run.ts";
 import { until } from "../support/until.ts";
 
 const databaseUrl = inject("databaseUrl");
@@ -79,6 +80,8 @@ describe("a human-gated run waits for a person, and a veto steers the next propo
       const decision = await db.decision.findFirstOrThrow({ where: { branchId: waiting.id } });
       expect(decision).toMatchObject({ kind: "veto", actorType: "human", stage: "completion", userId: approver.id });
     } finally {
+      const api = createCallerFactory(appRouter)(createContext({ db, headers: new Headers(), sessionUserId: async () => approver.id, producer: () => producer }));
+      await stopRunAndSettle(db, api, runId);
       await producer.close();
       connection.disconnect();
       await worker.shutdown();

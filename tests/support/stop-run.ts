@@ -1,0 +1,18 @@
+import type { Database } from "@evotrainer/db";
+import { until } from "./until.ts";
+
+type RunStopper = { runControl: { stop(input: { runId: string; sealed: boolean }): Promise<unknown> } };
+
+/**
+ * Stops a run that a test leaves going and waits until none of its jobs runs. Trainers are detached
+ * from the worker on purpose (a worker restart must not kill training), so without this a trainer
+ * still writes into the test's directory while the test removes it.
+ */
+export async function stopRunAndSettle(db: Database, api: RunStopper, runId: string): Promise<void> {
+  await api.runControl.stop({ runId, sealed: false });
+  await until("the run stopped with no job left running", async () => {
+    const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    if (!["cancelled", "completed", "failed"].includes(run.status)) return false;
+    return (await db.job.count({ where: { branch: { runId }, state: { in: ["pending", "submitted", "running"] } } })) === 0;
+  });
+}
