@@ -28,9 +28,10 @@ export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter
   const progress = await db.rolloutSearchProgress.findUnique({ where: { branchId: filter.branchId }, select: { indexedThrough: true } });
   const indexedThrough = progress?.indexedThrough ?? 0n;
   const after = filter.after ?? 0n;
+  const where = (conditions: Prisma.Sql[]) => Prisma.join(conditions, " AND ");
   const pattern = Prisma.sql`('%' || ${filter.q} || '%')`;
   const rollouts = Prisma.sql`r."branchId" = ${filter.branchId}`;
-  const split = (t: "r" | "s") => [
+  const split = (t: "r" | "s" | "l") => [
     ...(filter.split ? [Prisma.sql`${Prisma.raw(t)}.split = ${filter.split}::"Split"`] : []),
     ...(filter.notSealed ? [Prisma.sql`${Prisma.raw(t)}.split <> 'sealed'::"Split"`] : []),
   ];
@@ -40,12 +41,21 @@ export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter
     ...(filter.rewardMin !== undefined ? [Prisma.sql`r.reward >= ${filter.rewardMin}`] : []),
     ...(filter.rewardMax !== undefined ? [Prisma.sql`r.reward <= ${filter.rewardMax}`] : []),
   ];
+  // The label's row carries its rollout's step and split: said here too, the planner sees how few
+  // rollouts have the label at that step and can start from them, not from a common term.
   const labelled = (id: Prisma.Sql) =>
     filter.label
-      ? [Prisma.sql`EXISTS (SELECT 1 FROM "RolloutLabel" l WHERE l."branchId" = ${filter.branchId} AND l.label = ${filter.label} AND l."rolloutId" = ${id})`]
+      ? [
+          Prisma.sql`EXISTS (SELECT 1 FROM "RolloutLabel" l WHERE ${where([
+            Prisma.sql`l."branchId" = ${filter.branchId}`,
+            Prisma.sql`l.label = ${filter.label}`,
+            ...(filter.step !== undefined ? [Prisma.sql`l.step = ${filter.step}`] : []),
+            ...split("l"),
+            Prisma.sql`l."rolloutId" = ${id}`,
+          ])})`,
+        ]
       : [];
   const ownText = Prisma.sql`(r."taskId" LIKE ${pattern} OR r.prompt ILIKE ${pattern} OR r.response ILIKE ${pattern})`;
-  const where = (conditions: Prisma.Sql[]) => Prisma.join(conditions, " AND ");
 
   // Indexed whole: RolloutSearch alone answers the text and the split; "Rollout" is joined only for the other filters.
   const complete = Prisma.sql`
