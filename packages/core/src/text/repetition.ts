@@ -125,12 +125,14 @@ function distinctNgrams(words: Int32Array, n: number, total: number): number {
  * repeated back to back: catches "333333…" or "181818…" loops that have no word boundaries. A
  * stretch of period p beats the best so far only with more than `best - p` positions where the text
  * equals itself shifted by p, so once a long stretch is known only every so many positions is probed
- * (as repeatRunAtLeast does), and each stretch a probe lands in is measured whole.
+ * (as repeatRunAtLeast does), and each stretch a probe lands in is measured whole. The longest period
+ * goes first: any one position that equals itself shifted by it is worth maxPeriod + 1, which almost
+ * every text has, so the shorter periods are probed sparsely from the start.
  */
 export function repeatRun(text: string, maxPeriod = 16): number {
   const n = text.length;
   let best = 0;
-  for (let p = 1; p <= maxPeriod; p++) {
+  for (let p = maxPeriod; p >= 1; p--) {
     let need = Math.max(1, best - p + 1);
     for (let i = need - 1; i + p < n; i += need) {
       if (text.charCodeAt(i) !== text.charCodeAt(i + p)) continue;
