@@ -172,9 +172,14 @@ describe("the wrapper, run by a real shell", () => {
     const child = spawn("sh", ["-c", wrapperScript, dir, "sh", "-c", script], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
     groups.push(child.pid!);
     let stdout = "";
+    let terminated = false;
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (terminateOn !== undefined && stdout.includes(terminateOn)) child.kill("SIGTERM");
+      // One preemption, one SIGTERM: a second one sent on a later chunk would run the command's trap again.
+      if (terminateOn !== undefined && !terminated && stdout.includes(terminateOn)) {
+        terminated = true;
+        child.kill("SIGTERM");
+      }
     });
     return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout })));
   }
