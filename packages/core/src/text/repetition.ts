@@ -82,7 +82,15 @@ function wordHashesOf(text: string): Int32Array {
 
 let table = new Float64Array(1024);
 
-/** Distinct n-grams of the word hashes, counted in an open-addressing table of 53-bit keys. */
+// Odd multipliers with well-mixed bits (the 32-bit golden ratio, and MurmurHash3's c1).
+const BASE1 = 0x9e3779b1 | 0;
+const BASE2 = 0xcc9e2d51 | 0;
+
+/**
+ * Distinct n-grams of the word hashes, counted in an open-addressing table of 53-bit keys. Each
+ * n-gram's two hashes are polynomial in its words' hashes, so the next n-gram's comes from this one
+ * in a few multiplications (drop the first word, shift, add the next) instead of hashing n words again.
+ */
 function distinctNgrams(words: Int32Array, n: number, total: number): number {
   // The smallest table for this text, not the largest any text needed: a short text after a long
   // one clears and probes a few KB, not the long one's table.
@@ -91,18 +99,21 @@ function distinctNgrams(words: Int32Array, n: number, total: number): number {
   if (size > table.length) table = new Float64Array(size);
   table.fill(0, 0, size);
   const mask = size - 1;
+  // The weight of an n-gram's first word: BASE^(n-1), modulo 2^32 like every product here.
+  let top1 = 1;
+  let top2 = 1;
+  for (let k = 1; k < n; k++) {
+    top1 = Math.imul(top1, BASE1);
+    top2 = Math.imul(top2, BASE2);
+  }
+  let h1 = 0;
+  let h2 = 0;
+  for (let k = 0; k < n; k++) {
+    h1 = (Math.imul(h1, BASE1) + words[2 * k]!) | 0;
+    h2 = (Math.imul(h2, BASE2) + words[2 * k + 1]!) | 0;
+  }
   let distinct = 0;
-  for (let i = 0; i < total; i++) {
-    let h1 = 0x811c9dc5;
-    let h2 = 0x9747b28c;
-    for (let k = 0; k < n; k++) {
-      const a = words[2 * (i + k)]!;
-      const b = words[2 * (i + k) + 1]!;
-      h1 = Math.imul(h1 ^ a, 0x01000193);
-      h1 = Math.imul(h1 ^ b, 0x01000193);
-      h2 = Math.imul(h2 ^ a, 0x5bd1e995) ^ (h2 >>> 13);
-      h2 = Math.imul(h2 ^ b, 0x5bd1e995) ^ (h2 >>> 13);
-    }
+  for (let i = 0; ; i++) {
     // +1 keeps 0 free as the empty slot; the key stays below 2^53.
     const key = (h1 >>> 0) * 0x200000 + (h2 & 0x1fffff) + 1;
     let slot = (h1 ^ (h2 >>> 7)) & mask;
@@ -116,8 +127,10 @@ function distinctNgrams(words: Int32Array, n: number, total: number): number {
       if (held === key) break;
       slot = (slot + 1) & mask;
     }
+    if (i + 1 === total) return distinct;
+    h1 = (Math.imul(h1 - Math.imul(words[2 * i]!, top1), BASE1) + words[2 * (i + n)]!) | 0;
+    h2 = (Math.imul(h2 - Math.imul(words[2 * i + 1]!, top2), BASE2) + words[2 * (i + n) + 1]!) | 0;
   }
-  return distinct;
 }
 
 /**
