@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Rollout } from "@evotrainer/contract";
 import { compileHarness, MATH_DETECTORS } from "@evotrainer/core";
 import { LabelerPool } from "./labeler-pool.ts";
@@ -50,7 +50,8 @@ describe("LabelerPool (worker threads)", () => {
       expect(fresh.size).toBe(1);
       // Still loading the harness code.
       expect(fresh.idle).toBe(false);
-      await vi.waitFor(() => expect(fresh.idle).toBe(true), { timeout: 30_000, interval: 20 });
+      await fresh.ready();
+      expect(fresh.idle).toBe(true);
       const labelling = fresh.label("math-v1", compiled.harness.definition, "math", 256, [rollout(0), rollout(1)]);
       expect(fresh.idle).toBe(false);
       await labelling;

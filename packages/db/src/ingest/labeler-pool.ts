@@ -22,6 +22,7 @@ export type LabelResponse = { ready: true } | { id: number; labels: Label[] } | 
 interface Thread {
   worker: Worker;
   ready: boolean;
+  started: Promise<void>;
   known: Set<string>;
   pending: Map<number, { resolve: (labels: Label[]) => void; reject: (error: Error) => void }>;
 }
@@ -53,10 +54,12 @@ export class LabelerPool {
     const bootstrap = threadBootstrap();
     this.threads = Array.from({ length: size }, () => {
       const worker = new Worker(bootstrap);
-      const thread: Thread = { worker, ready: false, known: new Set(), pending: new Map() };
+      let started!: () => void;
+      const thread: Thread = { worker, ready: false, started: new Promise((resolve) => (started = resolve)), known: new Set(), pending: new Map() };
       worker.on("message", (response: LabelResponse) => {
         if ("ready" in response) {
           thread.ready = true;
+          started();
           return;
         }
         const waiting = thread.pending.get(response.id);
@@ -70,6 +73,11 @@ export class LabelerPool {
       });
       return thread;
     });
+  }
+
+  /** Settles once every thread has loaded the harness code (or failed to start). */
+  async ready(): Promise<void> {
+    await Promise.all(this.threads.map((t) => Promise.race([t.started, new Promise<void>((resolve) => t.worker.once("error", () => resolve()))])));
   }
 
   get size(): number {
