@@ -88,7 +88,15 @@ try {
   await db.shareLink.create({ data: { runId: big.id, tokenHash: sha256Hex("bench share token"), createdById: user.id } });
   const sharedCaller = appRouter.createCaller(createContext({ db, headers: new Headers(), shareToken: "bench share token", sessionUserId: async () => null, producer }));
   // Every filter combination the explorer offers, first page and next, as the page issues them.
-  const combinations = rolloutFilterCombinations({ step: 42, label: "truncated", reward: { min: 0.5, max: 1 }, q: { rare: "kangaroo", common: "answer" } });
+  // At step 42 no rollout is truncated, so a step with the label finds nothing; at step 40 every one
+  // is (named "@ step 40"), so each page is full: the two ends of how a step and a label can meet.
+  const values = { label: "truncated", reward: { min: 0.5, max: 1 }, q: { rare: "kangaroo", common: "answer" } };
+  const combinations = [
+    ...rolloutFilterCombinations({ step: 42, ...values }),
+    ...rolloutFilterCombinations({ step: 40, ...values })
+      .filter(({ name }) => name.includes("step") && name.includes("label"))
+      .map((c) => ({ ...c, name: `${c.name} @ step 40` })),
+  ];
   const pages = async (branchId: string, readers: readonly (readonly [string, typeof caller])[]) => {
     const byCombination = new Map<string, number[]>();
     for (let i = 0; i < 5; i++) {
