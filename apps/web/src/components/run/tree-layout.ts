@@ -25,8 +25,11 @@ export type LaidOutNode = {
 const VIRTUAL_ROOT = "__root";
 export const NODE_WIDTH = 170;
 export const NODE_HEIGHT = 64;
-/** React Flow stays responsive up to about a thousand DOM nodes. */
-export const MAX_RENDERED_NODES = 800;
+/**
+ * React Flow stays responsive up to about a thousand DOM nodes, but drawing them is most of the time
+ * a large run's page takes to open; past a few hundred, fitted to the pane, nodes are too small to read.
+ */
+export const MAX_RENDERED_NODES = 400;
 
 export function bestPathOf(branches: TreeBranch[], bestBranchId: string | null): Set<string> {
   const byId = new Map(branches.map((b) => [b.id, b]));
