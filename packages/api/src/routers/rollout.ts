@@ -26,7 +26,10 @@ export function rolloutWhere(input: z.infer<typeof rolloutListInput>): Prisma.Ro
     ...(input.split ? { split: input.split } : {}),
     ...(input.step !== undefined ? { step: input.step } : {}),
     ...(input.rewardMin !== undefined || input.rewardMax !== undefined ? { reward: { gte: input.rewardMin, lte: input.rewardMax } } : {}),
-    ...(input.label ? { labels: { some: { branchId: input.branchId, label: input.label } } } : {}),
+    // The label's row holds its rollout's step and split: said there too, a label at a step is one index range.
+    ...(input.label
+      ? { labels: { some: { branchId: input.branchId, label: input.label, ...(input.step !== undefined ? { step: input.step } : {}), ...(input.split ? { split: input.split } : {}) } } }
+      : {}),
     ...(input.cursor ? { id: { gt: BigInt(input.cursor) } } : {}),
   };
 }
