@@ -1,3 +1,4 @@
+import { ACTIVE_JOB_STATES, isSettledRun } from "@evotrainer/core";
 import type { Database } from "@evotrainer/db";
 import { until } from "./until.ts";
 
@@ -12,7 +13,7 @@ export async function stopRunAndSettle(db: Database, api: RunStopper, runId: str
   await api.runControl.stop({ runId, sealed: false });
   await until("the run stopped with no job left running", async () => {
     const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
-    if (!["cancelled", "completed", "failed"].includes(run.status)) return false;
-    return (await db.job.count({ where: { branch: { runId }, state: { in: ["pending", "submitted", "running"] } } })) === 0;
+    if (!isSettledRun(run.status)) return false;
+    return (await db.job.count({ where: { branch: { runId }, state: { in: [...ACTIVE_JOB_STATES] } } })) === 0;
   });
 }
