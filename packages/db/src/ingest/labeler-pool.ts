@@ -68,6 +68,7 @@ export class LabelerPool {
         else waiting?.resolve(response.labels);
       });
       worker.on("error", (error) => {
+        started();
         for (const waiting of thread.pending.values()) waiting.reject(error);
         thread.pending.clear();
       });
@@ -77,7 +78,7 @@ export class LabelerPool {
 
   /** Settles once every thread has loaded the harness code (or failed to start). */
   async ready(): Promise<void> {
-    await Promise.all(this.threads.map((t) => Promise.race([t.started, new Promise<void>((resolve) => t.worker.once("error", () => resolve()))])));
+    await Promise.all(this.threads.map((t) => t.started));
   }
 
   get size(): number {
