@@ -91,15 +91,15 @@ const [bt, baseline] = timeInterleaved(3000, 300, [
   () => ((report = backtest({ parent, candidate, rollouts: big, labels, intervention })), big.length),
   // Baseline: only the irreducible part, grouping plus GRPO advantages with and without std scaling.
   () => {
-  const groups = new Map<string, number[]>();
-  for (const r of big) {
-    const g = groups.get(r.groupId);
-    if (g) g.push(r.reward);
-    else groups.set(r.groupId, [r.reward]);
-  }
-  let s = 0;
-  for (const rewards of groups.values()) s += groupAdvantages(rewards, true).length + groupAdvantages(rewards, false).length;
-  return s > 0 ? big.length : 0;
+    const groups = new Map<string, number[]>();
+    for (const r of big) {
+      const g = groups.get(r.groupId);
+      if (g) g.push(r.reward);
+      else groups.set(r.groupId, [r.reward]);
+    }
+    let s = 0;
+    for (const rewards of groups.values()) s += groupAdvantages(rewards, true).length + groupAdvantages(rewards, false).length;
+    return s > 0 ? big.length : 0;
   },
 ]);
 console.log(`backtest            ${fmt(bt.perSecond)} rollouts/s (${(100_000 / bt.perSecond * 1000).toFixed(0)} ms per 100k)`);
