@@ -20,6 +20,15 @@ export function finalAnswer(text: string): string {
   return said?.trim() ?? "";
 }
 
+/**
+ * `text.lastIndexOf(s)`, asked of `indexOf` first: V8 finds a substring forwards with a vectorised
+ * scan (0.3 µs in 20 KB) but backwards one character at a time (12 µs), and most long chains of
+ * thought hold no \boxed{} or ####, so the backward scan runs only when there is something to find.
+ */
+function lastIndexOf(text: string, s: string): number {
+  return text.indexOf(s) < 0 ? -1 : text.lastIndexOf(s);
+}
+
 const isLineEnd = (c: number) => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
 
 /**
@@ -28,7 +37,7 @@ const isLineEnd = (c: number) => c === 10 || c === 13 || c === 0x2028 || c === 0
  * long chain of thought. Otherwise a full scan decides.
  */
 function lastLineMatch(text: string, form: (typeof LINE_FORMS)[number]): string | undefined {
-  const at = text.lastIndexOf(form.marker);
+  const at = lastIndexOf(text, form.marker);
   if (at < 0) return undefined;
   let start = at;
   while (start > 0 && !isLineEnd(text.charCodeAt(start - 1))) start--;
@@ -42,7 +51,7 @@ function lastLineMatch(text: string, form: (typeof LINE_FORMS)[number]): string 
 }
 
 function lastBoxed(text: string): string | undefined {
-  const at = text.lastIndexOf("\\boxed{");
+  const at = lastIndexOf(text, "\\boxed{");
   if (at < 0) return undefined;
   let depth = 0;
   const start = at + "\\boxed{".length;

@@ -50,6 +50,8 @@ const LOOPS = [
   "答案是 42。答案是 42。".repeat(20) + " so the answer is 42",
   "The total is 5 dollars and the cost is 3.\u00a0".repeat(15),
   "İstanbul ΣΟΦΟΣ σοφός x\u2028y ".repeat(12),
+  // Control bytes are word characters to JavaScript's \s, not separators or digits.
+  "ctrl\u0001 A1 \u0000 B\u000b2 \u007f C 12 ".repeat(3) + "ctrl\u0002 A1 \u0000 B2 \u007f c 34 ".repeat(3),
 ];
 
 function texts(): string[] {

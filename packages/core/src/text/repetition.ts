@@ -1,4 +1,4 @@
-import { isAscii } from "./ascii.ts";
+import { asciiBytes, codeUnits } from "./ascii.ts";
 
 /**
  * Share of word n-grams that repeat an earlier one (0 = all distinct, near 1 = a loop). Numbers are
@@ -7,7 +7,8 @@ import { isAscii } from "./ascii.ts";
  */
 export function ngramRepeatRatio(text: string, n: number): number {
   if (n < 1) return 0;
-  const words = isAscii(text) ? asciiWordHashes(text) : wordHashesOf(text);
+  const bytes = asciiBytes(text);
+  const words = bytes ? asciiWordHashes(bytes) : wordHashesOf(text);
   const count = words.length / 2;
   if (count < n + 8) return 0;
   const total = count - n + 1;
@@ -15,58 +16,60 @@ export function ngramRepeatRatio(text: string, n: number): number {
 }
 
 // A word is two 32-bit hashes of its characters (lower-cased, digit runs as one "0"): no string per word.
-const FNV1 = 0x811c9dc5;
-const FNV2 = 0x9747b28c;
+// The seeds are int32 (`| 0`): a seed above 2^31 is a double, and the hash loops would run on doubles.
+const FNV1 = 0x811c9dc5 | 0;
+const FNV2 = 0x9747b28c | 0;
 let wordBuffer = new Int32Array(1024);
 
-function pushWord(count: number, h1: number, h2: number): number {
-  if (2 * count + 2 > wordBuffer.length) {
-    const grown = new Int32Array(wordBuffer.length * 2);
-    grown.set(wordBuffer);
-    wordBuffer = grown;
-  }
-  wordBuffer[2 * count] = h1;
-  wordBuffer[2 * count + 1] = h2;
-  return count + 1;
+/** The word buffer, with room for `words` words: grown before a loop, so the loop only stores. */
+function wordRoom(words: number): Int32Array {
+  if (2 * words > wordBuffer.length) wordBuffer = new Int32Array(Math.max(2 * words, 2 * wordBuffer.length));
+  return wordBuffer;
 }
 
-/** The ASCII path: JavaScript's `\s` is [\t\n\v\f\r ] there, and lower-casing is one bit. */
-function asciiWordHashes(text: string): Int32Array {
+// What a byte is to a word, in one table lookup instead of a chain of comparisons: the byte
+// lower-cased (one bit in ASCII), or, in place of the upper-case letters that lower-casing frees,
+// SPACE for whitespace (JavaScript's `\s` in ASCII is [\t\n\v\f\r ]) and DIGIT for a digit.
+const SPACE = 65;
+const DIGIT = 66;
+const WORD_BYTE = new Uint8Array(128);
+for (let c = 0; c < 128; c++) WORD_BYTE[c] = c === 32 || (c >= 9 && c <= 13) ? SPACE : c >= 48 && c <= 57 ? DIGIT : c >= 65 && c <= 90 ? c + 32 : c;
+
+/** The ASCII path, over the text's bytes: each word hashed as it is read, a digit run as one "0". */
+function asciiWordHashes(text: Uint8Array): Int32Array {
+  const n = text.length;
+  // A word takes a byte and the space after it.
+  const out = wordRoom((n + 1) >> 1);
   let count = 0;
-  let inWord = false;
-  let inDigits = false;
-  let h1 = FNV1;
-  let h2 = FNV2;
-  for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 32;
-    if (c === 32 || (c >= 9 && c <= 13)) {
-      if (inWord) count = pushWord(count, h1, h2);
-      inWord = false;
-      inDigits = false;
-      h1 = FNV1;
-      h2 = FNV2;
+  let i = 0;
+  while (i < n) {
+    let k = WORD_BYTE[text[i]!]!;
+    if (k === SPACE) {
+      i++;
       continue;
     }
-    inWord = true;
-    if (c >= 48 && c <= 57) {
-      if (inDigits) continue;
-      inDigits = true;
-      h1 = Math.imul(h1 ^ 48, 0x01000193);
-      h2 = Math.imul(h2 ^ 48, 0x5bd1e995) ^ (h2 >>> 13);
-      continue;
-    }
-    inDigits = false;
-    const lower = c >= 65 && c <= 90 ? c + 32 : c;
-    h1 = Math.imul(h1 ^ lower, 0x01000193);
-    h2 = Math.imul(h2 ^ lower, 0x5bd1e995) ^ (h2 >>> 13);
+    let h1 = FNV1;
+    let h2 = FNV2;
+    do {
+      const c = k === DIGIT ? 48 : k;
+      h1 = Math.imul(h1 ^ c, 0x01000193);
+      h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 13);
+      do k = ++i < n ? WORD_BYTE[text[i]!]! : SPACE;
+      while (k === DIGIT && c === 48);
+    } while (k !== SPACE);
+    out[2 * count] = h1;
+    out[2 * count + 1] = h2;
+    count++;
   }
   return wordBuffer.subarray(0, 2 * count);
 }
 
 /** Any text: Unicode lower-casing and whitespace as the string methods define them. */
 function wordHashesOf(text: string): Int32Array {
+  const words = text.toLowerCase().replace(/\d+/g, "0").split(/\s+/);
+  const out = wordRoom(words.length);
   let count = 0;
-  for (const w of text.toLowerCase().replace(/\d+/g, "0").split(/\s+/)) {
+  for (const w of words) {
     if (w === "") continue;
     let h1 = FNV1;
     let h2 = FNV2;
@@ -75,7 +78,9 @@ function wordHashesOf(text: string): Int32Array {
       h1 = Math.imul(h1 ^ c, 0x01000193);
       h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 13);
     }
-    count = pushWord(count, h1, h2);
+    out[2 * count] = h1;
+    out[2 * count + 1] = h2;
+    count++;
   }
   return wordBuffer.subarray(0, 2 * count);
 }
@@ -143,14 +148,15 @@ function distinctNgrams(words: Int32Array, n: number, total: number): number {
  * every text has, so the shorter periods are probed sparsely from the start.
  */
 export function repeatRun(text: string, maxPeriod = 16): number {
-  const n = text.length;
+  const units = codeUnits(text);
+  const n = units.length;
   let best = 0;
   for (let p = maxPeriod; p >= 1; p--) {
     let need = Math.max(1, best - p + 1);
     for (let i = need - 1; i + p < n; i += need) {
-      if (text.charCodeAt(i) !== text.charCodeAt(i + p)) continue;
-      const start = stretchStart(text, i, p);
-      const end = stretchEnd(text, i, p);
+      if (units[i] !== units[i + p]) continue;
+      const start = stretchStart(units, i, p);
+      const end = stretchEnd(units, i, p);
       if (end - start + 1 + p > best) {
         best = end - start + 1 + p;
         need = Math.max(1, best - p + 1);
@@ -162,17 +168,19 @@ export function repeatRun(text: string, maxPeriod = 16): number {
   return best;
 }
 
+type Units = Uint8Array | Uint16Array;
+
 /** The first position of the stretch around i where the text equals itself shifted by p. */
-function stretchStart(text: string, i: number, p: number): number {
+function stretchStart(units: Units, i: number, p: number): number {
   let start = i;
-  while (start > 0 && text.charCodeAt(start - 1) === text.charCodeAt(start - 1 + p)) start--;
+  while (start > 0 && units[start - 1] === units[start - 1 + p]) start--;
   return start;
 }
 
 /** The last position of that stretch. */
-function stretchEnd(text: string, i: number, p: number): number {
+function stretchEnd(units: Units, i: number, p: number): number {
   let end = i;
-  while (end + 1 + p < text.length && text.charCodeAt(end + 1) === text.charCodeAt(end + 1 + p)) end++;
+  while (end + 1 + p < units.length && units[end + 1] === units[end + 1 + p]) end++;
   return end;
 }
 
@@ -183,13 +191,14 @@ function stretchEnd(text: string, i: number, p: number): number {
  */
 export function repeatRunAtLeast(text: string, min: number, maxPeriod = 16): boolean {
   if (min <= 0) return true;
-  const n = text.length;
+  const units = codeUnits(text);
+  const n = units.length;
   for (let p = 1; p <= maxPeriod; p++) {
     const need = Math.max(1, min - p);
     for (let i = need - 1; i + p < n; i += need) {
-      if (text.charCodeAt(i) !== text.charCodeAt(i + p)) continue;
-      const start = stretchStart(text, i, p);
-      const end = stretchEnd(text, i, p);
+      if (units[i] !== units[i + p]) continue;
+      const start = stretchStart(units, i, p);
+      const end = stretchEnd(units, i, p);
       if (end - start + 1 >= need) return true;
       i = end - ((end - (need - 1)) % need);
     }
