@@ -112,7 +112,7 @@ describe("every model round-trips through the migrated database", () => {
     expect((await db.stepStat.findUniqueOrThrow({ where: { branchId_split_step: { branchId: child.id, split: "train", step: 1 } } })).rewardSum.toString()).toBe("1");
     covered.add("StepStat").add("StepGroupStat");
 
-    await db.rolloutSearch.create({ data: { rolloutId: rollout.id, branchId: child.id, split: "train", taskId: "task-1", prompt: null, response: null, complete: true } });
+    await db.rolloutSearch.create({ data: { rolloutId: rollout.id, branchId: child.id, split: "train", step: rollout.step, taskId: "task-1", prompt: null, response: null, complete: true } });
     await db.rolloutSearchProgress.create({ data: { branchId: child.id, indexedThrough: rollout.id, settledThrough: rollout.id, observedWriters: ["3/42"] } });
     covered.add("RolloutSearch").add("RolloutSearchProgress");
 

@@ -144,8 +144,8 @@ describe("the rollouts explorer's queries at scale", () => {
     expect(queries.length).toBeGreaterThanOrEqual(2 * 2 * 28);
     expect(problems).toEqual([]);
     // A rare term is looked up in the trigram index; a common one walks the branch's rows in id order.
-    expect(searchIndexes.get("q-rare")).toContain("RolloutSearch_branchId_taskId_prompt_response_idx");
-    expect(searchIndexes.get("q-common")).not.toContain("RolloutSearch_branchId_taskId_prompt_response_idx");
+    expect(searchIndexes.get("q-rare")).toContain("RolloutSearch_branchId_step_taskId_prompt_response_idx");
+    expect(searchIndexes.get("q-common")).not.toContain("RolloutSearch_branchId_step_taskId_prompt_response_idx");
 
     // The check can fail: with the indexes as they were before the explorer's (branch, split, step)
     // without id, no (branch, id) the same queries read and sort much of the branch.

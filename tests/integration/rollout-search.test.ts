@@ -63,7 +63,7 @@ const ilike = (q: string): Prisma.RolloutWhereInput => ({
 async function indexedRows(branchId: string) {
   const { rows } = await sql.query<{ id: string; indexed: Record<string, unknown> | null; expected: Record<string, unknown> }>(
     `SELECT r.id::text, to_jsonb(s) - 'rolloutId' - 'branchId' AS indexed,
-            jsonb_build_object('split', r.split, 'taskId', r."taskId", 'prompt', lower(r.prompt), 'response', lower(r.response)) AS expected
+            jsonb_build_object('split', r.split, 'step', r.step, 'taskId', r."taskId", 'prompt', lower(r.prompt), 'response', lower(r.response)) AS expected
        FROM "Rollout" r LEFT JOIN "RolloutSearch" s ON s."rolloutId" = r.id WHERE r."branchId" = $1 ORDER BY r.id`,
     [branchId],
   );
@@ -144,7 +144,7 @@ describe("the rollouts explorer's text search", () => {
     const victim = connect();
     try {
       await blocker.query("BEGIN");
-      await blocker.query(`INSERT INTO "RolloutSearch" ("rolloutId", "branchId", split, "taskId", complete) VALUES ($1, 'killed', 'train', 'blocker', true)`, [String(ids[450])]);
+      await blocker.query(`INSERT INTO "RolloutSearch" ("rolloutId", "branchId", split, step, "taskId", complete) VALUES ($1, 'killed', 'train', 0, 'blocker', true)`, [String(ids[450])]);
       const killed = indexSearchBatch(victim, "killed", 300);
       killed.catch(() => {});
       const pid = await until("the indexer waiting inside its batch", async () => {

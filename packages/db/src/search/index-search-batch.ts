@@ -27,13 +27,13 @@ export async function indexSearchBatch(db: Database, branchId: string, size = 50
       // The texts lower-cased here: the search matches `lower(pattern)` against them, which is ILIKE.
       const [batch] = await tx.$queryRaw<[{ indexed: number; last: bigint | null }]>`
         WITH batch AS (
-          SELECT r.id, r.split, r."taskId", lower(r.prompt) AS prompt, lower(r.response) AS response FROM "Rollout" r
+          SELECT r.id, r.split, r.step, r."taskId", lower(r.prompt) AS prompt, lower(r.response) AS response FROM "Rollout" r
            WHERE r."branchId" = ${branchId} AND r.id > ${progress.indexedThrough} AND r.id <= ${settled}
            ORDER BY r.id LIMIT ${size}
         ), written AS (
           -- Nothing conflicts while the progress row is held; the clause keeps a re-run harmless anyway.
-          INSERT INTO "RolloutSearch" ("rolloutId", "branchId", split, "taskId", prompt, response, complete)
-          SELECT id, ${branchId}, split, "taskId", ${cappedText(Prisma.sql`prompt`)}, ${cappedText(Prisma.sql`response`)},
+          INSERT INTO "RolloutSearch" ("rolloutId", "branchId", split, step, "taskId", prompt, response, complete)
+          SELECT id, ${branchId}, split, step, "taskId", ${cappedText(Prisma.sql`prompt`)}, ${cappedText(Prisma.sql`response`)},
                  ${uncapped(Prisma.sql`prompt`)} AND ${uncapped(Prisma.sql`response`)}
             FROM batch
           ON CONFLICT DO NOTHING

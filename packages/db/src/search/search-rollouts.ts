@@ -35,9 +35,9 @@ export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter
     ...(filter.split ? [Prisma.sql`${Prisma.raw(t)}.split = ${filter.split}::"Split"`] : []),
     ...(filter.notSealed ? [Prisma.sql`${Prisma.raw(t)}.split <> 'sealed'::"Split"`] : []),
   ];
+  const step = (t: "r" | "s") => (filter.step !== undefined ? [Prisma.sql`${Prisma.raw(t)}.step = ${filter.step}`] : []);
   // What RolloutSearch does not hold.
   const onRollout = [
-    ...(filter.step !== undefined ? [Prisma.sql`r.step = ${filter.step}`] : []),
     ...(filter.rewardMin !== undefined ? [Prisma.sql`r.reward >= ${filter.rewardMin}`] : []),
     ...(filter.rewardMax !== undefined ? [Prisma.sql`r.reward <= ${filter.rewardMax}`] : []),
   ];
@@ -57,7 +57,8 @@ export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter
       : [];
   const ownText = Prisma.sql`(r."taskId" LIKE ${pattern} OR r.prompt ILIKE ${pattern} OR r.response ILIKE ${pattern})`;
 
-  // Indexed whole: RolloutSearch alone answers the text and the split; "Rollout" is joined only for the other filters.
+  // Indexed whole: RolloutSearch alone answers the text, the split and the step (the step and the
+  // term in one scan of its trigram index); "Rollout" is joined only for the reward.
   const complete = Prisma.sql`
     (SELECT s."rolloutId" AS id FROM "RolloutSearch" s ${onRollout.length ? Prisma.sql`JOIN "Rollout" r ON r.id = s."rolloutId"` : Prisma.empty}
       WHERE ${where([
@@ -66,6 +67,7 @@ export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter
         Prisma.sql`s."rolloutId" > ${after}`,
         Prisma.sql`(s."taskId" LIKE ${pattern} OR s.prompt LIKE lower(${pattern}) OR s.response LIKE lower(${pattern}))`,
         ...split("s"),
+        ...step("s"),
         ...(onRollout.length ? [rollouts, ...onRollout] : []),
         ...labelled(Prisma.sql`s."rolloutId"`),
       ])}
@@ -73,7 +75,7 @@ export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter
   // Indexed with a text capped: their own text decides.
   const capped = Prisma.sql`
     (SELECT s."rolloutId" AS id FROM "RolloutSearch" s JOIN "Rollout" r ON r.id = s."rolloutId"
-      WHERE ${where([Prisma.sql`s."branchId" = ${filter.branchId}`, Prisma.sql`NOT s.complete`, Prisma.sql`s."rolloutId" > ${after}`, rollouts, ownText, ...split("r"), ...onRollout, ...labelled(Prisma.sql`r.id`)])}
+      WHERE ${where([Prisma.sql`s."branchId" = ${filter.branchId}`, Prisma.sql`NOT s.complete`, Prisma.sql`s."rolloutId" > ${after}`, rollouts, ownText, ...split("r"), ...step("r"), ...onRollout, ...labelled(Prisma.sql`r.id`)])}
       ORDER BY s."rolloutId" LIMIT ${filter.limit})`;
   // Past the progress: no more than the indexing lag (what ingest added since the indexer last ran).
   const notIndexed = Prisma.sql`
@@ -83,6 +85,7 @@ export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter
         Prisma.sql`r.id > ${after > indexedThrough ? after : indexedThrough}`,
         ownText,
         ...split("r"),
+        ...step("r"),
         ...onRollout,
         ...labelled(Prisma.sql`r.id`),
       ])}
