@@ -68,6 +68,22 @@ describe("text helpers keep their definitions on real model output", () => {
     expect(ngramRepeatRatio(LOOPS[0]!, 4)).toBeGreaterThan(0.9);
   });
 
+  it("ngram_repeat_ratio equals the word-set definition on random texts: every length around the kernel's 16-byte blocks, words past 8 bytes, digit runs, case", () => {
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pick = <T,>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+    const pieces = ["ab", "AB", "aB", "1", "23", "x9y", "abcdefgh", "abcdefghi", "ABCDEFGHIJKLMNOPQ", "abcdefghijklmnopq", "\u0001", "0"];
+    const separators = [" ", " ", " ", "\n", "\t", "  ", "\r\n", ""];
+    const generated = Array.from({ length: 600 }, (_, k) => {
+      let text = "";
+      while (text.length < 20 + k) text += pick(pieces) + pick(separators);
+      return text.slice(0, 20 + k);
+    });
+    const diffs = generated.filter((t) => Math.abs(ngramRepeatRatio(t, 4) - referenceNgramRatio(t, 4)) > 1e-12);
+    expect(diffs.map((t) => `${ngramRepeatRatio(t, 4)} ${referenceNgramRatio(t, 4)} ${JSON.stringify(t.slice(0, 60))}`)).toEqual([]);
+    expect(generated.filter((t) => referenceNgramRatio(t, 4) > 0).length).toBeGreaterThan(100);
+  });
+
   it("repeat_run equals its definition, on real text and on random texts over small alphabets", () => {
     let seed = 7;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
