@@ -50,6 +50,8 @@ const str = (v: unknown): string => (typeof v === "string" ? v : fail());
 const int = (v: unknown): bigint => (typeof v === "bigint" ? v : fail());
 const bool = (v: unknown): boolean => (typeof v === "boolean" ? v : fail());
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : fail());
+/** A list of strings, checked and passed on as it is: a rule's constant list keeps its identity for helpers that build from it once. */
+const strings = (v: unknown): string[] => (list(v).every((x) => typeof x === "string") ? (v as string[]) : fail());
 
 function toolCalls(l: unknown[]): ToolCallView[] {
   const out: ToolCallView[] = [];
@@ -76,8 +78,8 @@ export const CLOSURE_HELPERS: Readonly<Record<string, (...a: unknown[]) => unkno
   },
   tool_count: (l, name) => BigInt(toolCount(toolCalls(list(l)), str(name))),
   tool_repeat_run: (l) => BigInt(toolRepeatRun(toolCalls(list(l)))),
-  last_call: (l, needles) => BigInt(lastCall(toolCalls(list(l)), list(needles).map(str))),
-  last_call_on: (l, needles, files) => BigInt(lastCall(toolCalls(list(l)), list(needles).map(str), list(files).map(str))),
+  last_call: (l, needles) => BigInt(lastCall(toolCalls(list(l)), strings(needles))),
+  last_call_on: (l, needles, files) => BigInt(lastCall(toolCalls(list(l)), strings(needles), strings(files))),
   patch_files: (s) => patchFiles(str(s)),
   patch_changed_files: (s) => patchChangedFiles(str(s)),
   final_answer: (s) => finalAnswer(str(s)),

@@ -31,9 +31,23 @@ export function toolRepeatRun(calls: readonly ToolCallView[]): number {
  */
 export function lastCall(calls: readonly ToolCallView[], needles: readonly string[], files?: readonly string[]): number {
   const names = files && [...new Set(files.map((f) => f.slice(f.lastIndexOf("/") + 1)).filter((n) => n !== ""))];
+  const anyNeedle = needlePattern(needles);
   for (let i = calls.length - 1; i >= 0; i--) {
     const text = `${calls[i]!.name} ${calls[i]!.args}`;
-    if (needles.some((x) => text.includes(x)) && (!names || names.some((n) => text.includes(n)))) return i;
+    if (anyNeedle.test(text) && (!names || names.some((n) => text.includes(n)))) return i;
   }
   return -1;
+}
+
+// A rule's needle list is one constant, built once, so its pattern is built once too.
+const needlePatterns = new WeakMap<readonly string[], RegExp>();
+
+/** One regex matching any of the needles as a substring: one scan of a call's text instead of one per needle. */
+function needlePattern(needles: readonly string[]): RegExp {
+  let pattern = needlePatterns.get(needles);
+  if (!pattern) {
+    pattern = needles.length === 0 ? /(?!)/ : new RegExp(needles.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
+    needlePatterns.set(needles, pattern);
+  }
+  return pattern;
 }
