@@ -17,6 +17,7 @@ import { LabelerPool } from "../src/ingest/labeler-pool.ts";
 import { createTestDatabase } from "../src/testing/test-database.ts";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 20_000);
+const WARM_UP_ROWS = 2_000;
 const response = "Let me think step by step about the eggs and the market. ".repeat(30) + "\\boxed{42}";
 
 function rollout(i: number): Rollout {
@@ -70,6 +71,22 @@ try {
   }
   const baselineSeconds = (performance.now() - started) / 1000;
 
+  // Every path once on a small file first, untimed: the worker ingests file after file, so the code
+  // it runs is compiled by the JIT, and a first run would time the compiler as much as the path.
+  const compiled = compileHarness({ version: 1, detectors: [...MATH_DETECTORS], healthRules: [] });
+  if (!compiled.ok) throw new Error("the math catalog does not compile");
+  const warmFile = join(dir, "warm-up.jsonl");
+  writeFileSync(warmFile, rows.slice(0, WARM_UP_ROWS).map((r) => `${JSON.stringify(r)}\n`).join(""));
+  const warmClient = await pgPool.connect();
+  await warmClient.query("BEGIN");
+  await copyRollouts(warmClient, await seed(db), rows.slice(0, WARM_UP_ROWS), () => true);
+  await warmClient.query("COMMIT");
+  warmClient.release();
+  const warmOwner = await seed(db);
+  const warmHarness = await db.$transaction((tx) => registerHarnessVersion(tx, { runId: warmOwner.runId, parentId: null, version: 1, domain: "math", definition: compiled.harness.definition }));
+  const warmLabeler = harnessLabeler(compiled.harness, (await loadHarnessVersion(db, warmHarness)).detectorRowIds, "math", 4096);
+  await ingestRolloutFile(pgPool, { owner: warmOwner, file: warmFile, source: "warm-up.jsonl", keepText: () => true, labeler: warmLabeler });
+
   // Plain COPY of the already-parsed rows: the floor any ingest path pays.
   const plainOwner = await seed(db);
   const client = await pgPool.connect();
@@ -82,8 +99,6 @@ try {
 
   // Full ingest from the JSONL file on disk: read, zod-validate and label every line with the math catalog.
   const owner = await seed(db);
-  const compiled = compileHarness({ version: 1, detectors: [...MATH_DETECTORS], healthRules: [] });
-  if (!compiled.ok) throw new Error("the math catalog does not compile");
   const harnessId = await db.$transaction((tx) => registerHarnessVersion(tx, { runId: owner.runId, parentId: null, version: 1, domain: "math", definition: compiled.harness.definition }));
   const { detectorRowIds } = await loadHarnessVersion(db, harnessId);
   const labeler = harnessLabeler(compiled.harness, detectorRowIds, "math", 4096);
