@@ -39,15 +39,21 @@ export function lastCall(calls: readonly ToolCallView[], needles: readonly strin
   return -1;
 }
 
-// A rule's needle list is one constant, built once, so its pattern is built once too.
-const needlePatterns = new WeakMap<readonly string[], RegExp>();
+// By the list, for a rule's constant list the compiled closure passes on as it is; by the needles'
+// text for a list built anew on each call (the CEL interpreter's), so no call compiles a regex again.
+const patternsByList = new WeakMap<readonly string[], RegExp>();
+const patternsByText = new Map<string, RegExp>();
 
 /** One regex matching any of the needles as a substring: one scan of a call's text instead of one per needle. */
 function needlePattern(needles: readonly string[]): RegExp {
-  let pattern = needlePatterns.get(needles);
+  const known = patternsByList.get(needles);
+  if (known) return known;
+  const key = needles.join("\u0000");
+  let pattern = patternsByText.get(key);
   if (!pattern) {
     pattern = needles.length === 0 ? /(?!)/ : new RegExp(needles.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
-    needlePatterns.set(needles, pattern);
+    patternsByText.set(key, pattern);
   }
+  patternsByList.set(needles, pattern);
   return pattern;
 }
