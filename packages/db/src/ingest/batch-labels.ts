@@ -1,13 +1,48 @@
 import type pg from "pg";
 import type { Label } from "@evotrainer/core";
 import type { Rollout } from "@evotrainer/contract";
-import { copyCsv, csvLine } from "./csv.ts";
+import { copyCsv, csvLine, CsvLines } from "./csv.ts";
 
 /** Runs a harness version's detectors on a batch of rollouts while it is ingested. */
 export interface BatchLabeler {
   label(rollouts: readonly Rollout[]): Label[] | Promise<Label[]>;
   /** Every detector that runs, by its harness id: each gets a LabelStat row per step, zero counts included. */
   detectors: ReadonlyMap<string, { rowId: string; label: string }>;
+}
+
+/** A label of a rollout not stored yet: its whole CSV line but the rollout's id, which the insert gives. */
+export interface PendingLabel {
+  rolloutUid: string;
+  split: string;
+  step: number;
+  detectorRowId: string;
+  /** The CSV fields after "rolloutId", with the line's end. */
+  csvTail: string;
+}
+
+/**
+ * The batch's labels as rows of "RolloutLabel", built before the batch is stored (while the one
+ * before it is), so that storing only prefixes each line with its rollout's id. A detector firing
+ * twice on one rollout keeps its first label; a detector the labeller does not list is dropped.
+ */
+export function pendingLabels(branchId: string, labeler: BatchLabeler, labels: readonly Label[], rollouts: ReadonlyMap<string, Rollout>): PendingLabel[] {
+  const pending: PendingLabel[] = [];
+  const seen = new Set<string>();
+  for (const l of labels) {
+    const rollout = rollouts.get(l.rolloutUid);
+    const detector = labeler.detectors.get(l.detectorId);
+    const key = `${l.rolloutUid}|${l.detectorId}`;
+    if (!rollout || !detector || seen.has(key)) continue;
+    seen.add(key);
+    pending.push({
+      rolloutUid: l.rolloutUid,
+      split: rollout.split,
+      step: rollout.step,
+      detectorRowId: detector.rowId,
+      csvTail: csvLine([branchId, rollout.split, rollout.step, l.label, detector.rowId, JSON.stringify(l.evidence ?? null)]),
+    });
+  }
+  return pending;
 }
 
 /**
@@ -19,26 +54,18 @@ export async function writeBatchLabels(
   branchId: string,
   labeler: BatchLabeler,
   inserted: readonly { id: bigint; rollout: Rollout }[],
-  labels: readonly Label[],
+  labels: readonly PendingLabel[],
 ): Promise<void> {
   if (inserted.length === 0) return;
-  const byUid = new Map(inserted.map((row) => [row.rollout.uid, row]));
-  const labelRows: { rolloutId: bigint; split: string; step: number; label: string; detectorId: string; evidence: unknown }[] = [];
-  // A rollout this batch inserted has no labels yet: the one conflict left is a detector firing twice on it.
-  const seen = new Set<string>();
-  for (const l of labels) {
-    const row = byUid.get(l.rolloutUid);
-    const detector = labeler.detectors.get(l.detectorId);
-    if (!row || !detector || seen.has(`${row.id}|${detector.rowId}`)) continue;
-    seen.add(`${row.id}|${detector.rowId}`);
-    labelRows.push({ rolloutId: row.id, split: row.rollout.split, step: row.rollout.step, label: l.label, detectorId: detector.rowId, evidence: l.evidence });
-  }
-  if (labelRows.length > 0) {
+  const ids = new Map(inserted.map((row) => [row.rollout.uid, row.id]));
+  // A rollout this batch inserted has no labels yet, so the labels need no conflict handling.
+  const stored = labels.filter((l) => ids.has(l.rolloutUid));
+  if (stored.length > 0) {
     // COPY, not INSERT … SELECT from a JSON parameter: labels are the largest write after the rollouts.
     await copyCsv(
       client,
       `"RolloutLabel" ("rolloutId", "branchId", split, step, label, "detectorId", evidence)`,
-      labelRows.map((l) => csvLine([l.rolloutId, branchId, l.split, l.step, l.label, l.detectorId, JSON.stringify(l.evidence ?? null)])),
+      CsvLines.of(stored.map((l) => `${ids.get(l.rolloutUid)},${l.csvTail}`)),
     );
   }
 
@@ -54,8 +81,8 @@ export async function writeBatchLabels(
       stats.set(`${key}|${detector.rowId}`, { split, step: Number(step), detectorId: detector.rowId, label: detector.label, count: 0, total });
     }
   }
-  for (const row of labelRows) {
-    const stat = stats.get(`${row.split}|${row.step}|${row.detectorId}`);
+  for (const l of stored) {
+    const stat = stats.get(`${l.split}|${l.step}|${l.detectorRowId}`);
     if (stat) stat.count++;
   }
   await client.query(

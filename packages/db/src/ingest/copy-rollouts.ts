@@ -1,9 +1,6 @@
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type pg from "pg";
-import { from as copyFrom } from "pg-copy-streams";
 import type { Rollout } from "@evotrainer/contract";
-import { csvLine } from "./csv.ts";
+import { copyCsv, csvLine, CsvLines } from "./csv.ts";
 
 export interface RolloutOwner {
   runId: string;
@@ -20,7 +17,8 @@ const columns = [
 
 const quoted = columns.map((c) => `"${c}"`).join(", ");
 
-function toCsv(owner: RolloutOwner, rollout: Rollout, keepText: boolean): string {
+/** The rollout as one CSV line of the COPY below; without its texts unless `keepText`. */
+export function rolloutCsvLine(owner: RolloutOwner, rollout: Rollout, keepText: boolean): string {
   return csvLine([
     owner.runId, owner.branchId, owner.jobId, rollout.split, rollout.step, rollout.taskId, rollout.groupId,
     rollout.sample, rollout.reward, rollout.rewardComponents, rollout.responseTokens, rollout.turns,
@@ -45,11 +43,15 @@ export async function copyRollouts(
   rollouts: readonly Rollout[],
   keepText: (rollout: Rollout) => boolean,
 ): Promise<{ id: bigint; uid: string }[]> {
-  if (rollouts.length === 0) return [];
+  return copyRolloutLines(client, CsvLines.of(rollouts.map((r) => rolloutCsvLine(owner, r, keepText(r)))));
+}
+
+/** copyRollouts for lines already built by rolloutCsvLine: ingest builds them while the batch before is stored. */
+export async function copyRolloutLines(client: pg.PoolClient, lines: CsvLines): Promise<{ id: bigint; uid: string }[]> {
+  if (lines.count === 0) return [];
   // Same column types as "Rollout", no constraints or defaults (no id sequence consumed while staging).
   await client.query(`CREATE TEMP TABLE IF NOT EXISTS rollout_staging AS SELECT ${quoted} FROM "Rollout" WITH NO DATA`);
-  const copy = client.query(copyFrom(`COPY rollout_staging (${quoted}) FROM STDIN (FORMAT csv)`));
-  await pipeline(Readable.from(rollouts.map((r) => toCsv(owner, r, keepText(r)))), copy);
+  await copyCsv(client, `rollout_staging (${quoted})`, lines);
   const { rows } = await client.query<{ id: string; uid: string }>(
     `INSERT INTO "Rollout" (${quoted})
      SELECT ${quoted} FROM rollout_staging

@@ -19,22 +19,62 @@ export function csvLine(values: readonly unknown[]): string {
   return `${values.map(csvField).join(",")}\n`;
 }
 
-/** CSV lines are sent in chunks of about this many characters: one socket write each, not one per line. */
-const CHUNK_CHARS = 256 * 1024;
+/** COPY data is sent in chunks of this many bytes: one socket write each, not one per line. */
+const CHUNK_BYTES = 256 * 1024;
 
-function* chunks(lines: Iterable<string>): Generator<string> {
-  let chunk = "";
-  for (const line of lines) {
-    chunk += line;
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = "";
-    }
+/**
+ * CSV lines encoded to UTF-8 as they are added, into one buffer outside the JavaScript heap. A batch's
+ * lines live until it is stored; held as strings, every young-generation collection meanwhile would
+ * copy them, and encoding the rope that `chunk += line` builds is ten times slower than encoding each
+ * flat line into place.
+ */
+export class CsvLines {
+  private constructor(
+    private bytes: Buffer,
+    private used: number,
+    private readonly ends: number[],
+  ) {}
+
+  /** `bytes` is a guess at the size, to grow the buffer rarely. */
+  static withCapacity(bytes: number): CsvLines {
+    return new CsvLines(Buffer.allocUnsafe(Math.max(bytes, 1024)), 0, []);
   }
-  if (chunk.length > 0) yield chunk;
+
+  static of(lines: Iterable<string>): CsvLines {
+    const csv = CsvLines.withCapacity(64 * 1024);
+    for (const line of lines) csv.push(line);
+    return csv;
+  }
+
+  get count(): number {
+    return this.ends.length;
+  }
+
+  push(line: string): void {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+    const needed = this.used + line.length * 3;
+    if (needed > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, this.bytes.length * 2));
+      this.bytes.copy(grown, 0, 0, this.used);
+      this.bytes = grown;
+    }
+    this.used += this.bytes.write(line, this.used);
+    this.ends.push(this.used);
+  }
+
+  /** Line `index` alone, sharing these bytes. */
+  line(index: number): CsvLines {
+    const start = index === 0 ? 0 : this.ends[index - 1]!;
+    const end = this.ends[index]!;
+    return new CsvLines(this.bytes.subarray(start, end), end - start, [end - start]);
+  }
+
+  *chunks(): Generator<Buffer> {
+    for (let start = 0; start < this.used; start += CHUNK_BYTES) yield this.bytes.subarray(start, Math.min(start + CHUNK_BYTES, this.used));
+  }
 }
 
 /** Streams CSV lines into `COPY <target> FROM STDIN (FORMAT csv)` on `client`, in its transaction. */
-export async function copyCsv(client: pg.PoolClient, target: string, lines: Iterable<string>): Promise<void> {
-  await pipeline(Readable.from(chunks(lines)), client.query(copyFrom(`COPY ${target} FROM STDIN (FORMAT csv)`)));
+export async function copyCsv(client: pg.PoolClient, target: string, csv: CsvLines): Promise<void> {
+  await pipeline(Readable.from(csv.chunks()), client.query(copyFrom(`COPY ${target} FROM STDIN (FORMAT csv)`)));
 }

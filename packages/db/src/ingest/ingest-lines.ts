@@ -2,9 +2,9 @@ import { setImmediate } from "node:timers/promises";
 import type pg from "pg";
 import { parseJsonlLine, rolloutSchema, type JsonlCursor, type JsonlLine, type Rollout } from "@evotrainer/contract";
 import type { Label } from "@evotrainer/core";
-import type { BatchLabeler } from "./batch-labels.ts";
-import { writeBatchLabels } from "./batch-labels.ts";
-import { copyRollouts, type RolloutOwner } from "./copy-rollouts.ts";
+import { pendingLabels, writeBatchLabels, type BatchLabeler, type PendingLabel } from "./batch-labels.ts";
+import { copyRolloutLines, rolloutCsvLine, type RolloutOwner } from "./copy-rollouts.ts";
+import { CsvLines } from "./csv.ts";
 import { saveCursor, storedCursor, type StoredCursor } from "./file-cursor.ts";
 import { storableRollout } from "./sanitize-text.ts";
 import { addToStepAggregates } from "./step-aggregates.ts";
@@ -73,18 +73,23 @@ export async function ingestLines(
   return storeLines(pool, input, await prepareLines(input, batch), onBatch);
 }
 
-/** A batch parsed and labelled, ready to store: the CPU half of ingest, which can run while the previous batch is stored. */
+/**
+ * A batch parsed, labelled and encoded for COPY, ready to store: the CPU half of ingest, which runs
+ * while the batch before it is stored, so that storing it is the database's work alone.
+ */
 export interface PreparedLines {
   batch: LinesBatch;
   good: Line[];
+  /** The good lines' rows for the COPY into "Rollout", line for line. */
+  csv: CsvLines;
   bad: BadLine[];
-  labels: Label[];
+  labels: PendingLabel[];
 }
 
 /**
- * Lines are parsed and labelled this many at a time, yielding to the event loop between slices: the
- * batch being stored meanwhile gets each answer from Postgres when it comes, not after the whole
- * batch's CPU work, so Postgres never waits on this thread.
+ * Lines are parsed, labelled and encoded this many at a time, yielding to the event loop between
+ * slices: the batch being stored meanwhile gets each answer from Postgres when it comes, not after
+ * the whole batch's CPU work, so Postgres never waits on this thread.
  */
 const PREPARE_SLICE = 256;
 
@@ -95,12 +100,12 @@ export async function prepareLines(input: IngestLinesInput, batch: LinesBatch): 
   for (let start = 0; start < batch.lines.length; start += PREPARE_SLICE) {
     const slice: Rollout[] = [];
     for (const line of batch.lines.slice(start, start + PREPARE_SLICE)) {
-      const parsed = parseJsonlLine(line.text, rolloutSchema);
-      if (parsed.ok) {
-        const rollout = storableRollout(parsed.value, line.text, line.invalidUtf8);
+      const result = parseJsonlLine(line.text, rolloutSchema);
+      if (result.ok) {
+        const rollout = storableRollout(result.value, line.text, line.invalidUtf8);
         good.push({ lineNumber: line.lineNumber, text: line.text, rollout });
         slice.push(rollout);
-      } else bad.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
+      } else bad.push({ lineNumber: line.lineNumber, reason: result.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
     }
     // Not awaited here: a labeller in worker threads works on this slice while the next is parsed
     // (a failure is reported by the Promise.all below, not as an unhandled rejection meanwhile).
@@ -111,7 +116,18 @@ export async function prepareLines(input: IngestLinesInput, batch: LinesBatch): 
     }
     await setImmediate();
   }
-  return { batch, good, bad, labels: (await Promise.all(labelled)).flat() };
+  const labels = input.labeler
+    ? pendingLabels(input.owner.branchId, input.labeler, (await Promise.all(labelled)).flat(), new Map(good.map((g) => [g.rollout.uid, g.rollout])))
+    : [];
+  // A flagged rollout keeps its text whatever keepText says: a person reviewing the label needs it.
+  const flagged = new Set(labels.map((l) => l.rolloutUid));
+  // A row is about as long as its JSON line.
+  const csv = CsvLines.withCapacity(Math.ceil(good.reduce((sum, g) => sum + g.text.length, 0) * 1.1));
+  for (let start = 0; start < good.length; start += PREPARE_SLICE) {
+    for (const { rollout } of good.slice(start, start + PREPARE_SLICE)) csv.push(rolloutCsvLine(input.owner, rollout, flagged.has(rollout.uid) || input.keepText(rollout)));
+    await setImmediate();
+  }
+  return { batch, good, csv, bad, labels };
 }
 
 /** The database half: one transaction with the rows, labels, aggregates, quarantined lines and cursor. */
@@ -121,10 +137,8 @@ export async function storeLines(
   prepared: PreparedLines,
   onBatch?: (client: pg.PoolClient, batch: IngestBatch) => Promise<void>,
 ): Promise<LinesOutcome> {
-  const { batch, good, labels } = prepared;
+  const { batch, good, csv, labels } = prepared;
   const bad = [...prepared.bad];
-  const flagged = new Set(labels.map((l) => l.rolloutUid));
-  const keepText = (r: Rollout) => flagged.has(r.uid) || input.keepText(r);
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
@@ -135,7 +149,7 @@ export async function storeLines(
         return { outcome: "cursor_moved", cursor: current };
       }
     }
-    const { inserted, refused } = await copyOrQuarantine(client, input.owner, good, keepText);
+    const { inserted, refused } = await copyOrQuarantine(client, good, csv);
     bad.push(...refused);
     await quarantineLines(client, input.owner, input.source, bad);
     const byUid = new Map(good.map((g) => [g.rollout.uid, g.rollout]));
@@ -176,25 +190,20 @@ function refusedByDatabase(error: unknown): error is Error & { code: string } {
  * Copies the batch in one statement; if the database refuses a row, finds which ones row by row (each
  * under a savepoint) and returns them to be quarantined, so one bad row never costs the others.
  */
-async function copyOrQuarantine(
-  client: pg.PoolClient,
-  owner: RolloutOwner,
-  lines: readonly Line[],
-  keepText: (rollout: Rollout) => boolean,
-): Promise<{ inserted: { id: bigint; uid: string }[]; refused: BadLine[] }> {
+async function copyOrQuarantine(client: pg.PoolClient, lines: readonly Line[], csv: CsvLines): Promise<{ inserted: { id: bigint; uid: string }[]; refused: BadLine[] }> {
   await client.query("SAVEPOINT batch");
   try {
-    return { inserted: await copyRollouts(client, owner, lines.map((l) => l.rollout), keepText), refused: [] };
+    return { inserted: await copyRolloutLines(client, csv), refused: [] };
   } catch (error) {
     if (!refusedByDatabase(error)) throw error;
     await client.query("ROLLBACK TO SAVEPOINT batch");
   }
   const inserted: { id: bigint; uid: string }[] = [];
   const refused: BadLine[] = [];
-  for (const line of lines) {
+  for (const [index, line] of lines.entries()) {
     await client.query("SAVEPOINT row");
     try {
-      inserted.push(...(await copyRollouts(client, owner, [line.rollout], keepText)));
+      inserted.push(...(await copyRolloutLines(client, csv.line(index))));
       await client.query("RELEASE SAVEPOINT row");
     } catch (error) {
       if (!refusedByDatabase(error)) throw error;

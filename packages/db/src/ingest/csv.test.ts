@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { csvLine, CsvLines } from "./csv.ts";
+
+const decode = (csv: CsvLines) => Buffer.concat([...csv.chunks()]).toString("utf8");
+
+describe("CsvLines", () => {
+  it("holds every line's UTF-8 bytes across growth and chunk boundaries, and each line alone", () => {
+    // Seeded so a failure replays: ASCII, two- and three-byte characters, astral pairs, quotes,
+    // and lines longer than a whole chunk.
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const pieces = ["a", "Z", " ", "\"", ",", "\n", "é", "…", "数", "😀", "\\"];
+    const lines = Array.from({ length: 400 }, (_, i) => {
+      const length = i % 50 === 0 ? 300_000 : Math.floor(random() * 3_000);
+      const text = Array.from({ length: Math.min(length, 2_000) }, () => pieces[Math.floor(random() * pieces.length)]).join("");
+      return csvLine([i, text.repeat(Math.max(1, Math.floor(length / 2_000))), { k: text.slice(0, 20) }]);
+    });
+    const csv = CsvLines.withCapacity(16);
+    for (const line of lines) csv.push(line);
+    expect(csv.count).toBe(lines.length);
+    expect(decode(csv)).toBe(lines.join(""));
+    for (const index of [0, 1, 50, 199, 399]) expect(decode(csv.line(index))).toBe(lines[index]);
+    for (const chunk of csv.chunks()) expect(chunk.length).toBeLessThanOrEqual(256 * 1024);
+  });
+
+  it("is empty with no lines", () => {
+    expect(CsvLines.of([]).count).toBe(0);
+    expect([...CsvLines.of([]).chunks()]).toEqual([]);
+  });
+});
