@@ -1,6 +1,7 @@
 // npm run bench -w @evotrainer/db — rollout ingest throughput on ~2 KB math rollouts: the full
-// streaming path (read, validate, label with the whole math catalog, COPY, ON CONFLICT, labels and
-// LabelStat) against a plain COPY of the same rows and against Prisma's createMany, in the same run.
+// streaming path (read, validate, label with the whole math catalog, COPY, labels, LabelStat and
+// step aggregates) against a plain COPY of the same parsed rows straight into "Rollout" and against
+// Prisma's createMany, in the same run.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +9,7 @@ import pg from "pg";
 import type { Rollout } from "@evotrainer/contract";
 import { compileHarness, MATH_DETECTORS } from "@evotrainer/core";
 import { createDatabase } from "../src/client.ts";
-import { copyRollouts } from "../src/ingest/copy-rollouts.ts";
+import { plainCopyRollouts } from "../src/ingest/copy-rollouts.ts";
 import { registerHarnessVersion, loadHarnessVersion } from "../src/repositories/harness-versions.ts";
 import { availableParallelism } from "node:os";
 import { harnessLabeler } from "../src/ingest/harness-labeler.ts";
@@ -18,6 +19,7 @@ import { createTestDatabase } from "../src/testing/test-database.ts";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 20_000);
 const WARM_UP_ROWS = 2_000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const response = "Let me think step by step about the eggs and the market. ".repeat(30) + "\\boxed{42}";
 
 function rollout(i: number): Rollout {
@@ -62,24 +64,25 @@ try {
 
   // Baseline: the ORM's own bulk insert of already-parsed rows, in chunks of 1,000.
   const baselineOwner = await seed(db);
-  let started = performance.now();
+  const createManyStarted = performance.now();
   for (let i = 0; i < rows.length; i += 1_000) {
     await db.rollout.createMany({
       data: rows.slice(i, i + 1_000).map(({ trajectory: _t, groundTruth: _g, testResults: _r, extra: _e, ...r }) => ({ ...r, ...baselineOwner })),
       skipDuplicates: true,
     });
   }
-  const baselineSeconds = (performance.now() - started) / 1000;
+  const baselineSeconds = (performance.now() - createManyStarted) / 1000;
 
   // Every path once on a small file first, untimed: the worker ingests file after file, so the code
   // it runs is compiled by the JIT, and a first run would time the compiler as much as the path.
   const compiled = compileHarness({ version: 1, detectors: [...MATH_DETECTORS], healthRules: [] });
   if (!compiled.ok) throw new Error("the math catalog does not compile");
+  const harness = compiled.harness;
   const warmFile = join(dir, "warm-up.jsonl");
   writeFileSync(warmFile, rows.slice(0, WARM_UP_ROWS).map((r) => `${JSON.stringify(r)}\n`).join(""));
   const warmClient = await pgPool.connect();
   await warmClient.query("BEGIN");
-  await copyRollouts(warmClient, await seed(db), rows.slice(0, WARM_UP_ROWS), () => true);
+  await plainCopyRollouts(warmClient, await seed(db), rows.slice(0, WARM_UP_ROWS));
   await warmClient.query("COMMIT");
   warmClient.release();
   const warmOwner = await seed(db);
@@ -87,53 +90,79 @@ try {
   const warmLabeler = harnessLabeler(compiled.harness, (await loadHarnessVersion(db, warmHarness)).detectorRowIds, "math", 4096);
   await ingestRolloutFile(pgPool, { owner: warmOwner, file: warmFile, source: "warm-up.jsonl", keepText: () => true, labeler: warmLabeler });
 
-  // Plain COPY of the already-parsed rows: the floor any ingest path pays.
-  const plainOwner = await seed(db);
-  const client = await pgPool.connect();
-  started = performance.now();
-  await client.query("BEGIN");
-  for (let i = 0; i < rows.length; i += 5_000) await copyRollouts(client, plainOwner, rows.slice(i, i + 5_000), () => true);
-  await client.query("COMMIT");
-  const plainSeconds = (performance.now() - started) / 1000;
-  client.release();
-
-  // Full ingest from the JSONL file on disk: read, zod-validate and label every line with the math catalog.
-  const owner = await seed(db);
-  const harnessId = await db.$transaction((tx) => registerHarnessVersion(tx, { runId: owner.runId, parentId: null, version: 1, domain: "math", definition: compiled.harness.definition }));
-  const { detectorRowIds } = await loadHarnessVersion(db, harnessId);
-  const labeler = harnessLabeler(compiled.harness, detectorRowIds, "math", 4096);
-  started = performance.now();
-  const result = await ingestRolloutFile(pgPool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler });
-  const copySeconds = (performance.now() - started) / 1000;
-  if (result.inserted !== ROWS) throw new Error(`ingest inserted ${result.inserted} of ${ROWS}`);
-  const labels = await db.rolloutLabel.count({ where: { branchId: owner.branchId } });
-
-  // The same, with detectors evaluated in the process's worker threads (one per core but one). The
-  // pool lives as long as the process (the worker starts it once), so its start is not timed here.
+  // The pool lives as long as the process (the worker starts it once), so its start is not timed.
   const pool = new LabelerPool();
   const poolStart = performance.now();
   await pool.ready();
   const poolStartSeconds = (performance.now() - poolStart) / 1000;
-  const threadedOwner = await seed(db);
-  const threaded = harnessLabeler(compiled.harness, detectorRowIds, "math", 4096, { pool: pool, harnessKey: harnessId });
-  started = performance.now();
-  const threadedResult = await ingestRolloutFile(pgPool, { owner: threadedOwner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler: threaded });
-  const threadedSeconds = (performance.now() - started) / 1000;
-  await pool.close();
-  if (threadedResult.inserted !== ROWS) throw new Error(`threaded ingest inserted ${threadedResult.inserted} of ${ROWS}`);
-  if ((await db.rolloutLabel.count({ where: { branchId: threadedOwner.branchId } })) !== labels) throw new Error("threaded labelling found other labels");
 
-  started = performance.now();
-  await db.ingestCursor.deleteMany({ where: { jobId: owner.jobId } });
-  const again = await ingestRolloutFile(pgPool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler });
+  // A plain COPY of the already-parsed rows into "Rollout", ids from its sequence, with no check for
+  // rows stored before: the floor any ingest path pays.
+  async function plainCopy(): Promise<number> {
+    const plainOwner = await seed(db);
+    const client = await pgPool.connect();
+    const started = performance.now();
+    await client.query("BEGIN");
+    for (let i = 0; i < rows.length; i += 5_000) await plainCopyRollouts(client, plainOwner, rows.slice(i, i + 5_000));
+    await client.query("COMMIT");
+    client.release();
+    return (performance.now() - started) / 1000;
+  }
+
+  // Full ingest from the JSONL file on disk: read, zod-validate and label every line with the math
+  // catalog, on this thread or with detectors in the pool's worker threads (one per core but one).
+  async function ingest(threads: boolean): Promise<{ seconds: number; owner: Awaited<ReturnType<typeof seed>>; labels: number }> {
+    const owner = await seed(db);
+    const harnessId = await db.$transaction((tx) => registerHarnessVersion(tx, { runId: owner.runId, parentId: null, version: 1, domain: "math", definition: harness.definition }));
+    const { detectorRowIds } = await loadHarnessVersion(db, harnessId);
+    const labeler = harnessLabeler(harness, detectorRowIds, "math", 4096, threads ? { pool, harnessKey: harnessId } : undefined);
+    const started = performance.now();
+    const result = await ingestRolloutFile(pgPool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler });
+    const seconds = (performance.now() - started) / 1000;
+    if (result.inserted !== ROWS) throw new Error(`ingest inserted ${result.inserted} of ${ROWS}`);
+    return { seconds, owner, labels: await db.rolloutLabel.count({ where: { branchId: owner.branchId } }) };
+  }
+
+  // Each path starts from the same database state: what the one before wrote is vacuumed and
+  // flushed, so no path pays for autovacuum or a checkpoint that another one caused.
+  async function settle(): Promise<void> {
+    await db.$executeRawUnsafe("VACUUM ANALYZE");
+    await db.$executeRawUnsafe("CHECKPOINT");
+  }
+
+  // The paths take turns, ROUNDS times, and each is reported by its median: a 2-core machine shared
+  // with Postgres varies by a fifth from one second to the next.
+  const times = { plain: [] as number[], single: [] as number[], threaded: [] as number[] };
+  let last!: Awaited<ReturnType<typeof ingest>>;
+  let labels = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    await settle();
+    times.plain.push(await plainCopy());
+    await settle();
+    last = await ingest(false);
+    times.single.push(last.seconds);
+    labels = last.labels;
+    await settle();
+    const threaded = await ingest(true);
+    times.threaded.push(threaded.seconds);
+    if (threaded.labels !== labels) throw new Error("threaded labelling found other labels");
+  }
+  await pool.close();
+
+  const started = performance.now();
+  await db.ingestCursor.deleteMany({ where: { jobId: last.owner.jobId } });
+  const again = await ingestRolloutFile(pgPool, { owner: last.owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler: warmLabeler });
   const reingestSeconds = (performance.now() - started) / 1000;
   if (again.inserted !== 0) throw new Error("re-ingest duplicated rows");
 
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const [plainSeconds, copySeconds, threadedSeconds] = [median(times.plain), median(times.single), median(times.threaded)];
   const rate = (seconds: number) => `${Math.round(ROWS / seconds).toLocaleString("en")} rollouts/s`;
-  console.log(`rollout ingest, ${ROWS.toLocaleString("en")} rollouts of ~${Math.round(JSON.stringify(rows[0]).length / 100) / 10} KB`);
-  console.log(`  baseline  plain COPY of parsed rows                         ${rate(plainSeconds)}  (${plainSeconds.toFixed(2)} s)`);
-  console.log(`  ingest    JSONL → zod → math catalog → COPY → labels      ${rate(copySeconds)}  (${copySeconds.toFixed(2)} s)  ${(plainSeconds / copySeconds).toFixed(2)}× the plain COPY's rate, ${labels.toLocaleString("en")} labels`);
-  console.log(`  threads   the same, detectors in ${pool.size} worker thread${pool.size === 1 ? " " : "s"} (${availableParallelism()} cores)  ${rate(threadedSeconds)}  (${threadedSeconds.toFixed(2)} s)  ${(plainSeconds / threadedSeconds).toFixed(2)}× the plain COPY's rate, ${(copySeconds / threadedSeconds).toFixed(2)}× single-threaded; the pool started in ${poolStartSeconds.toFixed(2)} s, once per process, before`);
+  const each = (xs: number[]) => `each round ${xs.map((x) => x.toFixed(2)).join(", ")} s`;
+  console.log(`rollout ingest, ${ROWS.toLocaleString("en")} rollouts of ~${Math.round(JSON.stringify(rows[0]).length / 100) / 10} KB, medians of ${ROUNDS} rounds`);
+  console.log(`  baseline  plain COPY of parsed rows                         ${rate(plainSeconds)}  (${plainSeconds.toFixed(2)} s; ${each(times.plain)})`);
+  console.log(`  ingest    JSONL → zod → math catalog → COPY → labels      ${rate(copySeconds)}  (${copySeconds.toFixed(2)} s; ${each(times.single)})  ${(plainSeconds / copySeconds).toFixed(2)}× the plain COPY's rate, ${labels.toLocaleString("en")} labels`);
+  console.log(`  threads   the same, detectors in ${pool.size} worker thread${pool.size === 1 ? " " : "s"} (${availableParallelism()} cores)  ${rate(threadedSeconds)}  (${threadedSeconds.toFixed(2)} s; ${each(times.threaded)})  ${(plainSeconds / threadedSeconds).toFixed(2)}× the plain COPY's rate, ${(copySeconds / threadedSeconds).toFixed(2)}× single-threaded; the pool started in ${poolStartSeconds.toFixed(2)} s, once per process, before`);
   console.log(`  other     prisma createMany (parsed rows, no labels)      ${rate(baselineSeconds)}  (${baselineSeconds.toFixed(2)} s)  ingest is ${(baselineSeconds / copySeconds).toFixed(2)}× faster`);
   console.log(`  re-ingest same file, all duplicates                       ${rate(reingestSeconds)}  (${reingestSeconds.toFixed(2)} s)`);
 } finally {

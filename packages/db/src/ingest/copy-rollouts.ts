@@ -8,16 +8,21 @@ export interface RolloutOwner {
   jobId: string | null;
 }
 
-/** Columns written by bulk ingest, in COPY order. */
-const columns = [
+/** Columns of rolloutCsvLine's lines, in COPY order. */
+const lineColumns = [
   "runId", "branchId", "jobId", "split", "step", "taskId", "groupId", "sample", "reward",
   "rewardComponents", "responseTokens", "turns", "finishReason", "truncated", "prompt", "response",
   "trajectory", "groundTruth", "testResults", "extra", "uid",
 ] as const;
 
-const quoted = columns.map((c) => `"${c}"`).join(", ");
+/** The columns COPY fills: the id, then the line's. */
+const quoted = ["id", ...lineColumns].map((c) => `"${c}"`).join(", ");
 
-/** The rollout as one CSV line of the COPY below; without its texts unless `keepText`. */
+
+/**
+ * The rollout as a CSV line of the COPY below, but its id, which is put in front once it is known;
+ * without its texts unless `keepText`.
+ */
 export function rolloutCsvLine(owner: RolloutOwner, rollout: Rollout, keepText: boolean): string {
   return csvLine([
     owner.runId, owner.branchId, owner.jobId, rollout.split, rollout.step, rollout.taskId, rollout.groupId,
@@ -33,32 +38,53 @@ export function rolloutCsvLine(owner: RolloutOwner, rollout: Rollout, keepText: 
 }
 
 /**
- * Bulk-loads rollouts with COPY into a transaction-local staging table, then moves them into
- * "Rollout" with ON CONFLICT DO NOTHING on (branchId, uid): re-ingesting a file never duplicates.
- * Runs on `client` inside the caller's transaction. Returns the rows actually inserted.
+ * Ids for `count` new rollouts, taken from the table's sequence up front: COPY returns no rows, and
+ * knowing the ids before the rows are written lets the labels be written without asking for them.
+ * Ids of rows that end up not inserted are skipped, as a failed insert skips them.
  */
-export async function copyRollouts(
-  client: pg.PoolClient,
-  owner: RolloutOwner,
-  rollouts: readonly Rollout[],
-  keepText: (rollout: Rollout) => boolean,
-): Promise<{ id: bigint; uid: string }[]> {
-  return copyRolloutLines(client, CsvLines.of(rollouts.map((r) => rolloutCsvLine(owner, r, keepText(r)))));
+export async function rolloutIds(client: Pick<pg.PoolClient, "query">, count: number): Promise<bigint[]> {
+  if (count === 0) return [];
+  const { rows } = await client.query<{ id: string }>(`SELECT nextval(pg_get_serial_sequence('"Rollout"', 'id'))::text AS id FROM generate_series(1, $1)`, [count]);
+  return rows.map((row) => BigInt(row.id));
 }
 
-/** copyRollouts for lines already built by rolloutCsvLine: ingest builds them while the batch before is stored. */
-export async function copyRolloutLines(client: pg.PoolClient, lines: CsvLines): Promise<{ id: bigint; uid: string }[]> {
+/**
+ * Writes rollouts (rolloutCsvLine's lines) under `ids`, line for line, in the caller's transaction:
+ * a straight COPY into "Rollout" when none of them is stored yet (the common case: the new lines of
+ * a file), and when one is (a file read again, a uid twice) a COPY into a staging table moved over
+ * with ON CONFLICT DO NOTHING on (branchId, uid), so re-ingesting never duplicates. Returns the ids
+ * of the rows inserted; a row the database refuses for its data fails the call.
+ */
+export async function copyRolloutLines(client: pg.PoolClient, lines: CsvLines, ids: readonly bigint[]): Promise<bigint[]> {
   if (lines.count === 0) return [];
-  // Same column types as "Rollout", no constraints or defaults (no id sequence consumed while staging).
+  const rows = lines.prefixed(ids.map((id) => `${id},`));
+  await client.query("SAVEPOINT rollouts");
+  try {
+    await copyCsv(client, `"Rollout" (${quoted})`, rows);
+    await client.query("RELEASE SAVEPOINT rollouts");
+    return [...ids];
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "23505") throw error;
+    await client.query("ROLLBACK TO SAVEPOINT rollouts");
+  }
+  // Same column types as "Rollout", no constraints or defaults.
   await client.query(`CREATE TEMP TABLE IF NOT EXISTS rollout_staging AS SELECT ${quoted} FROM "Rollout" WITH NO DATA`);
-  await copyCsv(client, `rollout_staging (${quoted})`, lines);
-  const { rows } = await client.query<{ id: string; uid: string }>(
+  await copyCsv(client, `rollout_staging (${quoted})`, rows);
+  const inserted = await client.query<{ id: string }>(
     `INSERT INTO "Rollout" (${quoted})
      SELECT ${quoted} FROM rollout_staging
      ON CONFLICT ("branchId", "uid") DO NOTHING
-     RETURNING id::text, uid`,
+     RETURNING id::text`,
   );
   // The staging table lives as long as this pooled connection; empty it for the next batch.
   await client.query("TRUNCATE rollout_staging");
-  return rows.map((row) => ({ id: BigInt(row.id), uid: row.uid }));
+  return inserted.rows.map((row) => BigInt(row.id));
+}
+
+/**
+ * A plain COPY of rollouts straight into "Rollout", ids from its sequence, with no check for rows
+ * stored before and no labels: the floor the ingest benchmarks measure ingest against.
+ */
+export async function plainCopyRollouts(client: pg.PoolClient, owner: RolloutOwner, rollouts: readonly Rollout[]): Promise<void> {
+  await copyCsv(client, `"Rollout" (${lineColumns.map((c) => `"${c}"`).join(", ")})`, CsvLines.of(rollouts.map((r) => rolloutCsvLine(owner, r, true))));
 }

@@ -69,6 +69,19 @@ export class CsvLines {
     return new CsvLines(this.bytes.subarray(start, end), end - start, [end - start]);
   }
 
+  /** These lines, each with `prefixes[i]` in front of line i: fields known only when the lines are written. */
+  prefixed(prefixes: readonly string[]): CsvLines {
+    const out = CsvLines.withCapacity(this.used + prefixes.reduce((sum, p) => sum + p.length * 3, 0));
+    let start = 0;
+    for (const [index, end] of this.ends.entries()) {
+      out.used += out.bytes.write(prefixes[index]!, out.used);
+      out.used += this.bytes.copy(out.bytes, out.used, start, end);
+      out.ends.push(out.used);
+      start = end;
+    }
+    return out;
+  }
+
   *chunks(): Generator<Buffer> {
     for (let start = 0; start < this.used; start += CHUNK_BYTES) yield this.bytes.subarray(start, Math.min(start + CHUNK_BYTES, this.used));
   }

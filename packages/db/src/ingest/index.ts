@@ -1,6 +1,6 @@
 export { writeBatchLabels, type BatchLabeler } from "./batch-labels.ts";
 export { branchLabeler } from "./branch-labeler.ts";
-export { copyRollouts, type RolloutOwner } from "./copy-rollouts.ts";
+export { plainCopyRollouts, type RolloutOwner } from "./copy-rollouts.ts";
 export { headHash, storedCursor, type StoredCursor } from "./file-cursor.ts";
 export { ingestLines, quarantineLines, type BadLine, type IngestBatch, type LinesBatch, type LinesOutcome } from "./ingest-lines.ts";
 export { ingestRolloutFile, type IngestResult, type IngestRolloutFileInput } from "./ingest-rollout-file.ts";

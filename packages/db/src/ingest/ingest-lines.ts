@@ -3,7 +3,7 @@ import type pg from "pg";
 import { parseJsonlLine, rolloutSchema, type JsonlCursor, type JsonlLine, type Rollout } from "@evotrainer/contract";
 import type { Label } from "@evotrainer/core";
 import { pendingLabels, writeBatchLabels, type BatchLabeler, type PendingLabel } from "./batch-labels.ts";
-import { copyRolloutLines, rolloutCsvLine, type RolloutOwner } from "./copy-rollouts.ts";
+import { copyRolloutLines, rolloutCsvLine, rolloutIds, type RolloutOwner } from "./copy-rollouts.ts";
 import { CsvLines } from "./csv.ts";
 import { saveCursor, storedCursor, type StoredCursor } from "./file-cursor.ts";
 import { storableRollout } from "./sanitize-text.ts";
@@ -152,8 +152,7 @@ export async function storeLines(
     const { inserted, refused } = await copyOrQuarantine(client, good, csv);
     bad.push(...refused);
     await quarantineLines(client, input.owner, input.source, bad);
-    const byUid = new Map(good.map((g) => [g.rollout.uid, g.rollout]));
-    const stored = { inserted: inserted.map((row) => ({ ...row, rollout: byUid.get(row.uid)! })), quarantined: bad.length };
+    const stored = { inserted: inserted.map(({ id, line }) => ({ id, uid: line.rollout.uid, rollout: line.rollout })), quarantined: bad.length };
     if (input.labeler) await writeBatchLabels(client, input.owner.branchId, input.labeler, stored.inserted, labels);
     await addToStepAggregates(client, input.owner.branchId, inserted.map((row) => row.id));
     await onBatch?.(client, stored);
@@ -190,20 +189,23 @@ function refusedByDatabase(error: unknown): error is Error & { code: string } {
  * Copies the batch in one statement; if the database refuses a row, finds which ones row by row (each
  * under a savepoint) and returns them to be quarantined, so one bad row never costs the others.
  */
-async function copyOrQuarantine(client: pg.PoolClient, lines: readonly Line[], csv: CsvLines): Promise<{ inserted: { id: bigint; uid: string }[]; refused: BadLine[] }> {
+async function copyOrQuarantine(client: pg.PoolClient, lines: readonly Line[], csv: CsvLines): Promise<{ inserted: { id: bigint; line: Line }[]; refused: BadLine[] }> {
+  const ids = await rolloutIds(client, lines.length);
+  const lineOf = new Map(ids.map((id, index) => [id, lines[index]!]));
   await client.query("SAVEPOINT batch");
   try {
-    return { inserted: await copyRolloutLines(client, csv), refused: [] };
+    const inserted = await copyRolloutLines(client, csv, ids);
+    return { inserted: inserted.map((id) => ({ id, line: lineOf.get(id)! })), refused: [] };
   } catch (error) {
     if (!refusedByDatabase(error)) throw error;
     await client.query("ROLLBACK TO SAVEPOINT batch");
   }
-  const inserted: { id: bigint; uid: string }[] = [];
+  const inserted: { id: bigint; line: Line }[] = [];
   const refused: BadLine[] = [];
   for (const [index, line] of lines.entries()) {
     await client.query("SAVEPOINT row");
     try {
-      inserted.push(...(await copyRolloutLines(client, csv.line(index))));
+      for (const id of await copyRolloutLines(client, csv.line(index), [ids[index]!])) inserted.push({ id, line });
       await client.query("RELEASE SAVEPOINT row");
     } catch (error) {
       if (!refusedByDatabase(error)) throw error;
