@@ -117,6 +117,21 @@ describe("streaming rollout ingest (COPY + ON CONFLICT on a real Postgres)", () 
     expect(seen).toEqual(["1-t3-0:t3:bigint", "1-t3-1:t3:bigint"]);
     expect(await db.rollout.count({ where: { branchId: input.owner.branchId } })).toBe(7);
   });
+
+  it("stores a uid that a new batch holds twice once, under the id of the line stored, and the rest of the batch with it", async () => {
+    const twice = rollout(2, 1, 0);
+    appendFileSync(file, line(twice) + line({ ...twice, reward: 1 }) + line(rollout(2, 1, 1)));
+    const seen: string[] = [];
+    const result = await ingestRolloutFile(pool, input, async (client, batch) => {
+      seen.push(...batch.inserted.map((row) => row.uid));
+      // Read in the batch's own transaction: the ids handed on are the stored rows' ids.
+      const { rows } = await client.query<{ id: string; uid: string }>(`SELECT id::text, uid FROM "Rollout" WHERE id = ANY($1::bigint[])`, [batch.inserted.map((row) => String(row.id))]);
+      expect(new Map(rows.map((r) => [BigInt(r.id), r.uid]))).toEqual(new Map(batch.inserted.map((row) => [row.id, row.uid])));
+    });
+    expect(result).toMatchObject({ inserted: 2, duplicates: 1, quarantined: 0 });
+    expect(seen.sort()).toEqual(["2-t1-0", "2-t1-1"]);
+    expect(await db.rollout.count({ where: { branchId: input.owner.branchId } })).toBe(9);
+  });
 });
 
 describe("labelled ingest: the math catalog runs on each batch before it is stored", () => {
