@@ -95,6 +95,13 @@ try {
   const poolStart = performance.now();
   await pool.ready();
   const poolStartSeconds = (performance.now() - poolStart) / 1000;
+  // A worker compiles a harness version once and labels every file after with it; the pool caches
+  // it by this key. Each round registers the catalog again for its own run, the same definition, so
+  // the rounds share the key, and the threads are warmed on the small file as this thread was.
+  const harnessKey = warmHarness;
+  const warmThreaded = await seed(db);
+  const warmThreadedLabeler = harnessLabeler(compiled.harness, (await loadHarnessVersion(db, warmHarness)).detectorRowIds, "math", 4096, { pool, harnessKey });
+  await ingestRolloutFile(pgPool, { owner: warmThreaded, file: warmFile, source: "warm-up.jsonl", keepText: () => true, labeler: warmThreadedLabeler });
 
   // A plain COPY of the already-parsed rows into "Rollout", ids from its sequence, with no check for
   // rows stored before: the floor any ingest path pays.
@@ -115,7 +122,7 @@ try {
     const owner = await seed(db);
     const harnessId = await db.$transaction((tx) => registerHarnessVersion(tx, { runId: owner.runId, parentId: null, version: 1, domain: "math", definition: harness.definition }));
     const { detectorRowIds } = await loadHarnessVersion(db, harnessId);
-    const labeler = harnessLabeler(harness, detectorRowIds, "math", 4096, threads ? { pool, harnessKey: harnessId } : undefined);
+    const labeler = harnessLabeler(harness, detectorRowIds, "math", 4096, threads ? { pool, harnessKey } : undefined);
     const started = performance.now();
     const result = await ingestRolloutFile(pgPool, { owner, file, source: "rollouts/train/step_1.jsonl", keepText: () => true, labeler });
     const seconds = (performance.now() - started) / 1000;

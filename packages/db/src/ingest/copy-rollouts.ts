@@ -44,7 +44,12 @@ export function rolloutCsvLine(owner: RolloutOwner, rollout: Rollout, keepText: 
  */
 export async function rolloutIds(client: Pick<pg.PoolClient, "query">, count: number): Promise<bigint[]> {
   if (count === 0) return [];
-  const { rows } = await client.query<{ id: string }>(`SELECT nextval(pg_get_serial_sequence('"Rollout"', 'id'))::text AS id FROM generate_series(1, $1)`, [count]);
+  // The sequence is looked up once: pg_get_serial_sequence is only stable, so it would run per row.
+  const { rows } = await client.query<{ id: string }>(
+    `WITH s AS MATERIALIZED (SELECT pg_get_serial_sequence('"Rollout"', 'id')::regclass AS seq)
+     SELECT nextval(s.seq)::text AS id FROM s, generate_series(1, $1)`,
+    [count],
+  );
   return rows.map((row) => BigInt(row.id));
 }
 
