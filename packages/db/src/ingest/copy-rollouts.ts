@@ -18,7 +18,6 @@ const lineColumns = [
 /** The columns COPY fills: the id, then the line's. */
 const quoted = ["id", ...lineColumns].map((c) => `"${c}"`).join(", ");
 
-
 /**
  * The rollout as a CSV line of the COPY below, but its id, which is put in front once it is known;
  * without its texts unless `keepText`.

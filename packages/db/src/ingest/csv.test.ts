@@ -21,6 +21,10 @@ describe("CsvLines", () => {
     expect(decode(csv)).toBe(lines.join(""));
     for (const index of [0, 1, 50, 199, 399]) expect(decode(csv.line(index))).toBe(lines[index]);
     for (const chunk of csv.chunks()) expect(chunk.length).toBeLessThanOrEqual(256 * 1024);
+    const prefixes = lines.map((_, i) => `${i * 7_919},"é",`);
+    const prefixed = csv.prefixed(prefixes);
+    expect(decode(prefixed)).toBe(lines.map((line, i) => prefixes[i] + line).join(""));
+    expect(decode(prefixed.line(399))).toBe(prefixes[399]! + lines[399]);
   });
 
   it("is empty with no lines", () => {

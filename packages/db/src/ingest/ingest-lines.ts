@@ -100,12 +100,12 @@ export async function prepareLines(input: IngestLinesInput, batch: LinesBatch): 
   for (let start = 0; start < batch.lines.length; start += PREPARE_SLICE) {
     const slice: Rollout[] = [];
     for (const line of batch.lines.slice(start, start + PREPARE_SLICE)) {
-      const result = parseJsonlLine(line.text, rolloutSchema);
-      if (result.ok) {
-        const rollout = storableRollout(result.value, line.text, line.invalidUtf8);
+      const parsed = parseJsonlLine(line.text, rolloutSchema);
+      if (parsed.ok) {
+        const rollout = storableRollout(parsed.value, line.text, line.invalidUtf8);
         good.push({ lineNumber: line.lineNumber, text: line.text, rollout });
         slice.push(rollout);
-      } else bad.push({ lineNumber: line.lineNumber, reason: result.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
+      } else bad.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
     }
     // Not awaited here: a labeller in worker threads works on this slice while the next is parsed
     // (a failure is reported by the Promise.all below, not as an unhandled rejection meanwhile).
