@@ -86,8 +86,8 @@ try {
   await warmClient.query("COMMIT");
   warmClient.release();
   const warmOwner = await seed(db);
-  const warmHarness = await db.$transaction((tx) => registerHarnessVersion(tx, { runId: warmOwner.runId, parentId: null, version: 1, domain: "math", definition: compiled.harness.definition }));
-  const warmLabeler = harnessLabeler(compiled.harness, (await loadHarnessVersion(db, warmHarness)).detectorRowIds, "math", 4096);
+  const warmHarness = await db.$transaction((tx) => registerHarnessVersion(tx, { runId: warmOwner.runId, parentId: null, version: 1, domain: "math", definition: harness.definition }));
+  const warmLabeler = harnessLabeler(harness, (await loadHarnessVersion(db, warmHarness)).detectorRowIds, "math", 4096);
   await ingestRolloutFile(pgPool, { owner: warmOwner, file: warmFile, source: "warm-up.jsonl", keepText: () => true, labeler: warmLabeler });
 
   // The pool lives as long as the process (the worker starts it once), so its start is not timed.
@@ -100,7 +100,7 @@ try {
   // the rounds share the key, and the threads are warmed on the small file as this thread was.
   const harnessKey = warmHarness;
   const warmThreaded = await seed(db);
-  const warmThreadedLabeler = harnessLabeler(compiled.harness, (await loadHarnessVersion(db, warmHarness)).detectorRowIds, "math", 4096, { pool, harnessKey });
+  const warmThreadedLabeler = harnessLabeler(harness, (await loadHarnessVersion(db, warmHarness)).detectorRowIds, "math", 4096, { pool, harnessKey });
   await ingestRolloutFile(pgPool, { owner: warmThreaded, file: warmFile, source: "warm-up.jsonl", keepText: () => true, labeler: warmThreadedLabeler });
 
   // A plain COPY of the already-parsed rows into "Rollout", ids from its sequence, with no check for
