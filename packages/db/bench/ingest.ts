@@ -141,20 +141,32 @@ try {
   // with Postgres varies by a fifth from one second to the next.
   const times = { plain: [] as number[], single: [] as number[], threaded: [] as number[] };
   let last!: Awaited<ReturnType<typeof ingest>>;
-  let labels = 0;
+  const labelCounts = new Set<number>();
+  const paths = {
+    plain: plainCopy,
+    single: async () => {
+      last = await ingest(false);
+      labelCounts.add(last.labels);
+      return last.seconds;
+    },
+    threaded: async () => {
+      const threaded = await ingest(true);
+      labelCounts.add(threaded.labels);
+      return threaded.seconds;
+    },
+  };
+  // Each round starts the turn with the next path, so none is always the one run after another's writes.
+  const order = ["plain", "single", "threaded"] as const;
   for (let round = 0; round < ROUNDS; round++) {
-    await settle();
-    times.plain.push(await plainCopy());
-    await settle();
-    last = await ingest(false);
-    times.single.push(last.seconds);
-    labels = last.labels;
-    await settle();
-    const threaded = await ingest(true);
-    times.threaded.push(threaded.seconds);
-    if (threaded.labels !== labels) throw new Error("threaded labelling found other labels");
+    for (let turn = 0; turn < order.length; turn++) {
+      const path = order[(round + turn) % order.length]!;
+      await settle();
+      times[path].push(await paths[path]());
+    }
   }
   await pool.close();
+  if (labelCounts.size !== 1) throw new Error(`single-threaded and threaded labelling found different numbers of labels: ${[...labelCounts].join(", ")}`);
+  const labels = [...labelCounts][0]!;
 
   const started = performance.now();
   await db.ingestCursor.deleteMany({ where: { jobId: last.owner.jobId } });
