@@ -4,13 +4,18 @@ import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { createDatabase, type RunReport } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { runCli } from "../support/cli.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 
-const databaseUrl = inject("databaseUrl");
+// A database of its own: a worker's reconcile re-dispatches every unfinished run of its database, so
+// on the shared one this file's worker could launch other files' jobs into its jobs directory (a CI
+// run once found it still being written to when the cleanup below removed it).
+const database = await createTestDatabase(inject("databaseUrl"));
+const databaseUrl = database.url;
 const redisUrl = inject("redisUrl");
 const prefix = testPrefix();
 const dir = mkdtempSync(join(tmpdir(), "evo-unsupported-"));
@@ -20,6 +25,7 @@ describe("a factor the run's trainer refuses, reaching dispatch anyway", () => {
   afterAll(async () => {
     await deleteKeys(redisUrl, `${prefix}:*`);
     rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    await database.drop();
   });
 
   it("fails its branch once, with an event naming the factor and the adapter, and the run ends", async () => {
