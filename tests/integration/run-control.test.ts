@@ -6,6 +6,7 @@ import { parse } from "yaml";
 import { appRouter, createCallerFactory, createContext, createLocalUser } from "@evotrainer/api";
 import { runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
@@ -16,7 +17,10 @@ import { until } from "../support/until.ts";
 
 // Pause, resume, stop and a budget extension of live gym runs trained by the real worker, driven
 // through the API as the dashboard and the CLI drive it. Every wait is on state in Postgres or Redis.
-const databaseUrl = inject("databaseUrl");
+// A database of its own: other files' workers re-dispatch every unfinished run of theirs, and on a
+// shared one they could act on these runs (a CI run once missed this file's cancellation event).
+const database = await createTestDatabase(inject("databaseUrl"));
+const databaseUrl = database.url;
 const redisUrl = inject("redisUrl");
 const prefix = testPrefix();
 const jobsDir = mkdtempSync(join(tmpdir(), "evo-run-control-"));
@@ -89,6 +93,7 @@ afterAll(async () => {
   await deleteKeys(redisUrl, `${prefix}:*`);
   await db.$disconnect();
   rmSync(jobsDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  await database.drop();
 });
 
 describe("run control", () => {
