@@ -15,8 +15,9 @@ const lineColumns = [
   "trajectory", "groundTruth", "testResults", "extra", "uid",
 ] as const;
 
+const quotedLine = lineColumns.map((c) => `"${c}"`).join(", ");
 /** The columns COPY fills: the id, then the line's. */
-const quoted = ["id", ...lineColumns].map((c) => `"${c}"`).join(", ");
+const quoted = `"id", ${quotedLine}`;
 
 /**
  * The rollout as a CSV line of the COPY below, but its id, which is put in front once it is known;
@@ -90,5 +91,5 @@ export async function copyRolloutLines(client: pg.PoolClient, lines: CsvLines, i
  * stored before and no labels: the floor the ingest benchmarks measure ingest against.
  */
 export async function plainCopyRollouts(client: pg.PoolClient, owner: RolloutOwner, rollouts: readonly Rollout[]): Promise<void> {
-  await copyCsv(client, `"Rollout" (${lineColumns.map((c) => `"${c}"`).join(", ")})`, CsvLines.of(rollouts.map((r) => rolloutCsvLine(owner, r, true))));
+  await copyCsv(client, `"Rollout" (${quotedLine})`, CsvLines.of(rollouts.map((r) => rolloutCsvLine(owner, r, true))));
 }
