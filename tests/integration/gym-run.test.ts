@@ -3,13 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDatabase, type RunReport } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { runCli } from "../support/cli.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 
-const databaseUrl = inject("databaseUrl");
+// A database of its own: a worker's reconcile sweep drives every unfinished run of its database, so on a shared one it would act on other files' runs, and theirs on this one's.
+const database = await createTestDatabase(inject("databaseUrl"));
+const databaseUrl = database.url;
 const redisUrl = inject("redisUrl");
 const prefix = testPrefix();
 const jobsDir = mkdtempSync(join(tmpdir(), "evo-gym-run-"));
@@ -19,6 +22,7 @@ const cli = (args: string[]) => runCli(args, { DATABASE_URL: databaseUrl, REDIS_
 describe("a complete run of the loop on the gym (real Postgres, Redis, BullMQ, child-process trainer)", () => {
   afterAll(async () => {
     await deleteKeys(redisUrl, `${prefix}:*`);
+    await database.drop();
     rmSync(jobsDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 

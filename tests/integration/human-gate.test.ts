@@ -7,6 +7,7 @@ import { parse } from "yaml";
 import { appRouter, createCallerFactory, createContext, createLocalUser } from "@evotrainer/api";
 import { runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
@@ -15,7 +16,9 @@ import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { stopRunAndSettle } from "../support/stop-run.ts";
 import { until } from "../support/until.ts";
 
-const databaseUrl = inject("databaseUrl");
+// A database of its own: a worker's reconcile sweep drives every unfinished run of its database, so on a shared one it would act on other files' runs, and theirs on this one's.
+const database = await createTestDatabase(inject("databaseUrl"));
+const databaseUrl = database.url;
 const redisUrl = inject("redisUrl");
 const prefix = testPrefix();
 const jobsDir = mkdtempSync(join(tmpdir(), "evo-gate-"));
@@ -26,6 +29,7 @@ describe("a human-gated run waits for a person, and a veto steers the next propo
   afterAll(async () => {
     await deleteKeys(redisUrl, `${prefix}:*`);
     await db.$disconnect();
+    await database.drop();
     rmSync(jobsDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 

@@ -8,6 +8,7 @@ import { verlAdapter } from "@evotrainer/adapters";
 import { jobSchema, readCheckpoint, readEval, readStatus, rolloutSchema, type Job } from "@evotrainer/contract";
 import { defaultRecipe, parseTrainerSettings } from "@evotrainer/core";
 import { createDatabase, type RunReport } from "@evotrainer/db";
+import { createTestDatabase } from "@evotrainer/db/testing";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
@@ -15,7 +16,9 @@ import { runCli } from "../support/cli.ts";
 import { buildTinyModel, TRL_PYTHON, trlUnavailable, writeArithmeticTasks } from "../support/real-trainers.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 
-const databaseUrl = inject("databaseUrl");
+// A database of its own: a worker's reconcile sweep drives every unfinished run of its database, so on a shared one it would act on other files' runs, and theirs on this one's.
+const database = await createTestDatabase(inject("databaseUrl"));
+const databaseUrl = database.url;
 const redisUrl = inject("redisUrl");
 const prefix = testPrefix();
 const unavailable = trlUnavailable();
@@ -30,6 +33,7 @@ const jobFile = (jobId: string, name: string) => JSON.parse(readFileSync(join(jo
 describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch, a tiny model built here, adapter: trl, executor: local)", () => {
   afterAll(async () => {
     await deleteKeys(redisUrl, `${prefix}:*`);
+    await database.drop();
     rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
