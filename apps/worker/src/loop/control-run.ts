@@ -1,6 +1,7 @@
 import { ACTIVE_JOB_STATES, OPEN_BRANCH_STATUSES } from "@evotrainer/core";
 import { recordEvent, requestedStop } from "@evotrainer/db";
 import { advanceRun } from "./advance-run.ts";
+import { cancelActiveJob } from "./cancel-active-job.ts";
 import type { LoopDeps } from "./deps.ts";
 import { finishRun } from "./finish-run.ts";
 
@@ -17,14 +18,8 @@ export async function cancelJob(deps: LoopDeps, payload: { runId: string; jobId:
   const { db } = deps;
   const job = await db.job.findUniqueOrThrow({ where: { id: payload.jobId } });
   if (!job.cancelRequestedAt || !(ACTIVE_JOB_STATES as readonly string[]).includes(job.state)) return `job is ${job.state}`;
-  if (job.externalId && job.outputUri) {
-    const { executor } = await deps.executors.open(job);
-    await executor.cancel({ executor: job.executor, externalId: job.externalId, workDir: job.outputUri });
-  }
   const actor = (await db.event.findFirst({ where: { runId: payload.runId, type: "job_cancel_requested" }, orderBy: { id: "desc" }, select: { actor: true } }))?.actor ?? "system";
-  await db.$transaction(async (tx) => {
-    const moved = await tx.job.updateMany({ where: { id: job.id, state: { in: [...ACTIVE_JOB_STATES] } }, data: { state: "cancelled", finishedAt: new Date() } });
-    if (moved.count === 0) return;
+  await cancelActiveJob(deps, job.id, async (tx) => {
     await tx.branch.updateMany({ where: { id: job.branchId, status: { in: ["queued", "training"] } }, data: { status: "cancelled" } });
     await recordEvent(tx, { runId: payload.runId, branchId: job.branchId, type: "job_cancelled", actor, payload: { jobId: job.id, kind: job.kind, reason: "a person cancelled it" } });
   });
@@ -44,13 +39,8 @@ export async function stopRun(deps: LoopDeps, payload: { runId: string }): Promi
   const stop = (await requestedStop(db, run.id)) ?? { sealed: true, actor: "system" };
   const active = await db.job.findMany({ where: { branch: { runId: run.id }, state: { in: [...ACTIVE_JOB_STATES] } } });
   for (const job of active) {
-    if (job.externalId && job.outputUri) {
-      const { executor } = await deps.executors.open(job);
-      await executor.cancel({ executor: job.executor, externalId: job.externalId, workDir: job.outputUri });
-    }
-    await db.$transaction(async (tx) => {
-      const moved = await tx.job.updateMany({ where: { id: job.id, state: { in: [...ACTIVE_JOB_STATES] } }, data: { state: "cancelled", finishedAt: new Date() } });
-      if (moved.count > 0) await recordEvent(tx, { runId: run.id, branchId: job.branchId, type: "job_cancelled", actor: stop.actor, payload: { jobId: job.id, kind: job.kind, reason: "the run was stopped" } });
+    await cancelActiveJob(deps, job.id, async (tx) => {
+      await recordEvent(tx, { runId: run.id, branchId: job.branchId, type: "job_cancelled", actor: stop.actor, payload: { jobId: job.id, kind: job.kind, reason: "the run was stopped" } });
     });
   }
   await db.branch.updateMany({ where: { runId: run.id, status: { in: [...OPEN_BRANCH_STATUSES] } }, data: { status: "cancelled" } });

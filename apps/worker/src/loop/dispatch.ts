@@ -2,7 +2,7 @@ import { UnsupportedFactorError } from "@evotrainer/adapters";
 import { QueueName } from "@evotrainer/queue";
 import { recordEvent } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
-import { ACTIVE_JOB_STATES, buildJob, runConfigOf } from "@evotrainer/core";
+import { ACTIVE_JOB_STATES, buildJob, runConfigOf, SETTLED_RUN_STATUSES } from "@evotrainer/core";
 import { advanceRun } from "./advance-run.ts";
 import { finishRunIfBudgetSpent } from "./finish-run.ts";
 import { placeOnNode } from "./place-on-node.ts";
@@ -133,11 +133,14 @@ export async function launchJob(
     gpus: config.resources.gpusPerJob,
     deadlineSeconds: Math.ceil(remaining),
   });
-  await db.$transaction(async (tx) => {
-    await tx.job.update({
-      where: { id: input.jobId },
+  // Only a row still active, of a run not being stopped, takes the process: a stop or a cancel may
+  // have come while it launched, and then nothing else knows of the process (see cancelActiveJob).
+  const recorded = await db.$transaction(async (tx) => {
+    const moved = await tx.job.updateMany({
+      where: { id: input.jobId, state: { in: [...ACTIVE_JOB_STATES] }, branch: { run: { status: { notIn: ["stopping", ...SETTLED_RUN_STATUSES] } } } },
       data: { state: "running", externalId: handle.externalId, outputUri: handle.workDir, attempts: { increment: 1 }, startedAt: new Date(), heartbeatAt: new Date() },
     });
+    if (moved.count === 0) return false;
     await recordEvent(tx, {
       runId: branch.runId,
       branchId: branch.id,
@@ -145,7 +148,12 @@ export async function launchJob(
       actor: "system",
       payload: { jobId: input.jobId, kind: input.kind, executor: handle.executor, adapter: config.adapter, workDir: handle.workDir, nodeId: row.nodeId, gpuIndexes: row.gpuIndexes },
     });
+    return true;
   });
+  if (!recorded) {
+    await executor.cancel(handle);
+    return "cancelled while it launched";
+  }
   await deps.producer.enqueue(QueueName.Monitor, { runId: branch.runId, branchId: branch.id, jobId: input.jobId }, { delay: deps.monitorEveryMs });
   deps.log(`dispatch: branch v${branch.version} job ${input.jobId} (${input.kind}) → ${handle.executor}:${handle.workDir}`);
   return "launched";
