@@ -170,10 +170,11 @@ describe("labelled ingest: the math catalog runs on each batch before it is stor
     const labelled = { owner: { runId: run.id, branchId: branch.id, jobId: job.id }, file, source: "rollouts/train/step_2.jsonl", keepText: () => false, labeler };
 
     expect(await ingestRolloutFile(pool, labelled)).toMatchObject({ inserted: 3 });
-    const labels = await db.rolloutLabel.findMany({ where: { branchId: branch.id }, include: { rollout: true, detector: true }, orderBy: [{ rolloutId: "asc" }, { label: "asc" }] });
+    const labels = await db.rolloutLabel.findMany({ where: { branchId: branch.id }, include: { rollout: true }, orderBy: [{ rolloutId: "asc" }, { label: "asc" }] });
     expect(labels.map((l) => `${l.rollout.uid}:${l.label}`)).toEqual(["2-t1-1:wrong_answer", "2-t1-2:format_error", "2-t1-2:truncated", "2-t1-2:wrong_answer"]);
     expect(labels[0]!.evidence).toMatchObject({ answer: "27", expected: "18" });
-    expect(labels[0]!.detector).toMatchObject({ key: "math.wrong_answer", version: 1 });
+    // The label names its harness version's own Detector row.
+    expect(await db.detector.findUniqueOrThrow({ where: { id: labels[0]!.detectorId } })).toMatchObject({ key: "math.wrong_answer", version: 1 });
 
     const texts = await db.rollout.findMany({ where: { branchId: branch.id }, orderBy: { uid: "asc" }, select: { uid: true, response: true } });
     expect(texts.map((t) => t.response !== null)).toEqual([false, true, true]);

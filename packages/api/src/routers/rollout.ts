@@ -1,6 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { LabelReview, searchRolloutIds, Split, UNINDEXED_COUNT_LIMIT, unindexedRollouts, type Database, type Prisma } from "@evotrainer/db";
+import { detectorOf, labelDetectors, LabelReview, searchRolloutIds, Split, UNINDEXED_COUNT_LIMIT, unindexedRollouts, type Database, type Prisma } from "@evotrainer/db";
 import type { Principal } from "../auth/principal.ts";
 import { sealedReleased } from "../auth/sealed-split.ts";
 import { accessRun, protectedProcedure, requireRunRole, runIdOfBranch, userProcedure } from "../trpc.ts";
@@ -97,13 +97,14 @@ export const rolloutRouter = {
       where: { id: BigInt(input.rolloutId) },
       include: {
         branch: { select: { version: true } },
-        labels: { orderBy: { id: "asc" }, include: { detector: { select: { key: true, label: true, version: true, validity: true, cel: true, description: true } } } },
+        labels: { orderBy: { id: "asc" } },
       },
     });
     if (!rollout) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
     const { role } = await accessRun(ctx, rollout.runId);
     if (rollout.split === "sealed" && (await sealedAccess(ctx, rollout.runId)) !== "full") throw new TRPCError({ code: "FORBIDDEN", message: SEALED_SCORES_ONLY });
-    return { ...rollout, role };
+    const detectors = await labelDetectors(ctx.db, rollout.labels);
+    return { ...rollout, labels: rollout.labels.map((l) => ({ ...l, detector: detectorOf(detectors, l) })), role };
   }),
 
   /** The same task (same split) in another branch of the run, for a side-by-side comparison. */

@@ -2,6 +2,7 @@ import type { Label } from "@evotrainer/core";
 import type { Rollout } from "@evotrainer/contract";
 import type { Split } from "../generated/prisma/client.ts";
 import type { Tx } from "./events.ts";
+import { detectorOf, labelDetectors } from "./label-detectors.ts";
 
 /**
  * A branch's stored rollouts of one split in the contract's shape, with their labels in core's.
@@ -16,8 +17,9 @@ export async function loadBranchRollouts(
   const rows = await db.rollout.findMany({
     where: { branchId, split, step: { gte: fromStep } },
     orderBy: [{ step: "asc" }, { groupId: "asc" }, { sample: "asc" }],
-    include: { labels: { include: { detector: { select: { key: true, version: true, validity: true } } } } },
+    include: { labels: true },
   });
+  const detectors = await labelDetectors(db, rows.flatMap((row) => row.labels));
   const rollouts: Rollout[] = [];
   const labels: Label[] = [];
   for (const row of rows) {
@@ -42,12 +44,13 @@ export async function loadBranchRollouts(
       extra: (row.extra ?? undefined) as Rollout["extra"],
     });
     for (const l of row.labels) {
+      const detector = detectorOf(detectors, l);
       labels.push({
         rolloutUid: row.uid,
         label: l.label,
-        detectorId: l.detector.key,
-        detectorVersion: l.detector.version,
-        validity: l.detector.validity,
+        detectorId: detector.key,
+        detectorVersion: detector.version,
+        validity: detector.validity,
         evidence: l.evidence,
       });
     }

@@ -28,5 +28,6 @@ export {
 } from "./notifications.ts";
 export { gateCalibrationForRun, recordGateCalibration, type GateCalibrationInput, type GateCalibrationRecord } from "./gate-calibrations.ts";
 export { branchLabelRates } from "./label-rates.ts";
+export { detectorOf, labelDetectors, type LabelDetector } from "./label-detectors.ts";
 export { importJob, importTarget, type ImportTarget, type ImportWhere } from "./import-target.ts";
 export { importSummary, type ImportSummary } from "./import-summary.ts";
