@@ -16,7 +16,7 @@ import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { stopRunAndSettle } from "../support/stop-run.ts";
 import { until } from "../support/until.ts";
 
-// A database of its own: a worker's reconcile sweep drives every unfinished run of its database, so on a shared one it would act on other files' runs, and theirs on this one's.
+// A database of its own, as every file that starts a worker has: see worker-isolation.test.ts.
 const database = await createTestDatabase(inject("databaseUrl"));
 const databaseUrl = database.url;
 const redisUrl = inject("redisUrl");

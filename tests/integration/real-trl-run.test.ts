@@ -16,7 +16,7 @@ import { runCli } from "../support/cli.ts";
 import { buildTinyModel, TRL_PYTHON, trlUnavailable, writeArithmeticTasks } from "../support/real-trainers.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 
-// A database of its own: a worker's reconcile sweep drives every unfinished run of its database, so on a shared one it would act on other files' runs, and theirs on this one's.
+// A database of its own, as every file that starts a worker has: see worker-isolation.test.ts.
 const database = await createTestDatabase(inject("databaseUrl"));
 const databaseUrl = database.url;
 const redisUrl = inject("redisUrl");

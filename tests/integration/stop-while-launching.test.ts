@@ -34,7 +34,7 @@ const connection = createProducerConnection(redisUrl);
 const producer = new Producer(connection, prefix);
 const labelers = new LabelerPool(1);
 
-/** Whether any process of the group lives (a zombie, exited but not yet reaped, does not). */
+/** Whether any process of the group lives (a zombie, exited but not yet reaped, does not): read here from /proc, not by the executor's own check. */
 function processGroupAlive(pgid: number): boolean {
   return readdirSync("/proc").some((entry) => {
     if (!/^\d+$/.test(entry)) return false;

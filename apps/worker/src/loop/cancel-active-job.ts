@@ -1,4 +1,4 @@
-import { ACTIVE_JOB_STATES } from "@evotrainer/core";
+import { ACTIVE_JOB_STATES, isActiveJob } from "@evotrainer/core";
 import type { Job, Tx } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
 
@@ -12,7 +12,7 @@ import type { LoopDeps } from "./deps.ts";
 export async function cancelActiveJob(deps: Pick<LoopDeps, "db" | "executors">, jobId: string, onCancelled: (tx: Tx, job: Job) => Promise<void>): Promise<boolean> {
   for (;;) {
     const job = await deps.db.job.findUniqueOrThrow({ where: { id: jobId } });
-    if (!(ACTIVE_JOB_STATES as readonly string[]).includes(job.state)) return false;
+    if (!isActiveJob(job.state)) return false;
     if (job.externalId && job.outputUri) {
       const { executor } = await deps.executors.open(job);
       await executor.cancel({ executor: job.executor, externalId: job.externalId, workDir: job.outputUri });

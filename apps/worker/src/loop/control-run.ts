@@ -1,4 +1,4 @@
-import { ACTIVE_JOB_STATES, OPEN_BRANCH_STATUSES } from "@evotrainer/core";
+import { ACTIVE_JOB_STATES, isActiveJob, OPEN_BRANCH_STATUSES } from "@evotrainer/core";
 import { recordEvent, requestedStop } from "@evotrainer/db";
 import { advanceRun } from "./advance-run.ts";
 import { cancelActiveJob } from "./cancel-active-job.ts";
@@ -17,7 +17,7 @@ export function controlStep(deps: LoopDeps, payload: { runId: string; jobId?: st
 export async function cancelJob(deps: LoopDeps, payload: { runId: string; jobId: string }): Promise<string> {
   const { db } = deps;
   const job = await db.job.findUniqueOrThrow({ where: { id: payload.jobId } });
-  if (!job.cancelRequestedAt || !(ACTIVE_JOB_STATES as readonly string[]).includes(job.state)) return `job is ${job.state}`;
+  if (!job.cancelRequestedAt || !isActiveJob(job.state)) return `job is ${job.state}`;
   const actor = (await db.event.findFirst({ where: { runId: payload.runId, type: "job_cancel_requested" }, orderBy: { id: "desc" }, select: { actor: true } }))?.actor ?? "system";
   await cancelActiveJob(deps, job.id, async (tx) => {
     await tx.branch.updateMany({ where: { id: job.branchId, status: { in: ["queued", "training"] } }, data: { status: "cancelled" } });

@@ -2,7 +2,7 @@ import { UnsupportedFactorError } from "@evotrainer/adapters";
 import { QueueName } from "@evotrainer/queue";
 import { recordEvent } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
-import { ACTIVE_JOB_STATES, buildJob, runConfigOf, SETTLED_RUN_STATUSES } from "@evotrainer/core";
+import { ACTIVE_JOB_STATES, buildJob, JOB_ENDING_RUN_STATUSES, runConfigOf } from "@evotrainer/core";
 import { advanceRun } from "./advance-run.ts";
 import { finishRunIfBudgetSpent } from "./finish-run.ts";
 import { placeOnNode } from "./place-on-node.ts";
@@ -137,7 +137,7 @@ export async function launchJob(
   // have come while it launched, and then nothing else knows of the process (see cancelActiveJob).
   const recorded = await db.$transaction(async (tx) => {
     const moved = await tx.job.updateMany({
-      where: { id: input.jobId, state: { in: [...ACTIVE_JOB_STATES] }, branch: { run: { status: { notIn: ["stopping", ...SETTLED_RUN_STATUSES] } } } },
+      where: { id: input.jobId, state: { in: [...ACTIVE_JOB_STATES] }, branch: { run: { status: { notIn: [...JOB_ENDING_RUN_STATUSES] } } } },
       data: { state: "running", externalId: handle.externalId, outputUri: handle.workDir, attempts: { increment: 1 }, startedAt: new Date(), heartbeatAt: new Date() },
     });
     if (moved.count === 0) return false;

@@ -1,4 +1,4 @@
-import { ACTIVE_JOB_STATES, RECONCILED_BRANCH_STATUSES, RECONCILED_RUN_STATUSES } from "@evotrainer/core";
+import { isActiveJob, RECONCILED_BRANCH_STATUSES, RECONCILED_RUN_STATUSES } from "@evotrainer/core";
 import type { Database } from "@evotrainer/db";
 import { QueueName, type Producer } from "@evotrainer/queue";
 
@@ -37,7 +37,7 @@ export async function reconcile(db: Database, producer: Producer): Promise<Recon
     }
     for (const branch of run.branches) {
       const payload = { runId: run.id, branchId: branch.id };
-      for (const job of branch.jobs.filter((j) => j.cancelRequestedAt && (ACTIVE_JOB_STATES as readonly string[]).includes(j.state))) {
+      for (const job of branch.jobs.filter((j) => j.cancelRequestedAt && isActiveJob(j.state))) {
         await enqueue(QueueName.Control, { runId: run.id, jobId: job.id });
       }
       const running = branch.jobs.find((j) => j.kind === "train" && j.state === "running");

@@ -1,4 +1,4 @@
-import { ACTIVE_JOB_STATES, type JobState, type RunStatus } from "./statuses.ts";
+import { isActiveJob, type JobState, type RunStatus } from "./statuses.ts";
 
 /** What a person can do to a whole run (approver or admin). */
 export type RunControl =
@@ -55,7 +55,7 @@ export type JobCancelOutcome = { outcome: "applied" } | { outcome: "already"; me
 export function cancelJobRule(job: { state: JobState; kind: "train" | "eval"; cancelRequested: boolean }): JobCancelOutcome {
   // Asked before: answered the same whether the worker has carried it out yet or not.
   if (job.cancelRequested) return { outcome: "already", message: job.state === "cancelled" ? "the job is already cancelled" : "cancelling this job was already asked for" };
-  if (!(ACTIVE_JOB_STATES as readonly string[]).includes(job.state)) return { outcome: "refused", message: `the job is ${job.state}: there is nothing to cancel` };
+  if (!isActiveJob(job.state)) return { outcome: "refused", message: `the job is ${job.state}: there is nothing to cancel` };
   if (job.kind === "eval") return { outcome: "refused", message: "this is the sealed evaluation: stop the run with --skip-sealed to skip it" };
   return { outcome: "applied" };
 }

@@ -5,6 +5,8 @@
 export const RUN_STATUSES = ["pending", "running", "paused", "stopping", "finishing", "completed", "failed", "cancelled"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const SETTLED_RUN_STATUSES = ["completed", "failed", "cancelled"] as const satisfies readonly RunStatus[];
+/** Runs being stopped or ended: they take no new process, and a launch that lands in one ends its own. */
+export const JOB_ENDING_RUN_STATUSES = ["stopping", ...SETTLED_RUN_STATUSES] as const satisfies readonly RunStatus[];
 /** Runs the reconciler keeps moving: searching, cancelling jobs for a stop, or finishing with the sealed evaluation. */
 export const RECONCILED_RUN_STATUSES = ["running", "stopping", "finishing"] as const satisfies readonly RunStatus[];
 
@@ -27,6 +29,10 @@ export const ACTIVE_JOB_STATES = ["pending", "submitted", "running"] as const sa
 
 export function isSettledRun(status: string): boolean {
   return (SETTLED_RUN_STATUSES as readonly string[]).includes(status);
+}
+
+export function isActiveJob(state: string): boolean {
+  return (ACTIVE_JOB_STATES as readonly string[]).includes(state);
 }
 
 export function isOpenBranch(status: string): boolean {
