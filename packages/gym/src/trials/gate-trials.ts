@@ -13,6 +13,7 @@ import {
   NO_NOISE_FLOOR,
   pairedBootstrap,
   verdict,
+  wilson,
   type Intervention,
   type NoiseFloor,
   type Recipe,
@@ -82,16 +83,6 @@ const DOMAINS: Record<GymDomain, DomainSetup> = {
     real: [dynamicSampling, curriculum],
   },
 };
-
-/** Wilson score interval for k successes in n (95%). */
-export function wilson(k: number, n: number): [number, number] {
-  const z = 1.959964;
-  const p = k / n;
-  const den = 1 + (z * z) / n;
-  const centre = (p + (z * z) / (2 * n)) / den;
-  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / den;
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
-}
 
 export interface Outcome {
   arm: string;
