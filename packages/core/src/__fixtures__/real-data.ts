@@ -1,4 +1,4 @@
-// Test-only loader: maps the real data in tests/fixtures/real/ (copied from ../shared with its licenses) to contract rollouts. Reads files,
+// Test-only loader: maps the real data in tests/fixtures/real/ (public data, copied in with its licenses) to contract rollouts. Reads files,
 // so it must never be imported by non-test source.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
