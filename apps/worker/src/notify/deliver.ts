@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
-import { afterFailedAttempt, deliveredOk, SIGNATURE_HEADER, signatureHeaderValue, signedString, webhookBody } from "@evotrainer/core";
-import { loadDelivery, openWebhook, recordAttempt, webhookAllowList, webhookTarget, type Database, type ResolveHost } from "@evotrainer/db";
+import { type Cidr, afterFailedAttempt, deliveredOk, SIGNATURE_HEADER, signatureHeaderValue, signedString, webhookBody } from "@evotrainer/core";
+import { loadDelivery, openWebhook, recordAttempt, webhookTarget, type Database, type ResolveHost } from "@evotrainer/db";
 import { QueueName, type Payload, type Producer } from "@evotrainer/queue";
 import { postPinned } from "./post-pinned.ts";
 
@@ -10,6 +10,8 @@ export interface DeliverDeps {
   masterKey: Buffer;
   publicUrl: string;
   retryBaseMs: number;
+  /** EVO_WEBHOOK_ALLOW_CIDRS, read once at start so a bad value stops the worker there. */
+  allowed: readonly Cidr[];
   /** Tests answer host names themselves; the system resolver otherwise. */
   resolve?: ResolveHost;
 }
@@ -45,7 +47,7 @@ export async function deliver(deps: DeliverDeps, { deliveryId, attempt }: Payloa
   let status: number | null = null;
   let error = "";
   // Checked at every attempt, not only when the webhook was made: what a name resolves to changes.
-  const target = await webhookTarget(hook.url, { allowed: webhookAllowList(), ...(deps.resolve ? { resolve: deps.resolve } : {}) });
+  const target = await webhookTarget(hook.url, { allowed: deps.allowed, ...(deps.resolve ? { resolve: deps.resolve } : {}) });
   if (target.outcome === "refused") error = DELIVERY_ERRORS.refused;
   else {
     try {
