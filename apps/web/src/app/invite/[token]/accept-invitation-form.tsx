@@ -70,7 +70,7 @@ export function AcceptInvitationForm({ token, email, signedInAsInvitee }: { toke
         <input name="name" autoComplete="name" maxLength={100} />
       </label>
       <label>
-        Password (your current one, or a new one of 8 characters or more)
+        Choose a password (8 characters or more), or type your current one
         <input name="password" type="password" required maxLength={128} autoComplete="current-password" />
       </label>
       {error && (
