@@ -14,32 +14,44 @@ export interface RawTextFields {
  * input's depth is the caller's choice.
  */
 export function badString(input: unknown, rawText?: RawTextFields): string | null {
-  const pending: { value: unknown; path: string }[] = [{ value: input, path: "" }];
+  // Each entry points at its parent; a field's path is spelled out only for the one reported, so a
+  // deeply nested input costs time in proportion to its size, not to its depth squared.
+  const pending: Entry[] = [{ value: input, key: null, parent: null }];
   while (pending.length > 0) {
-    const { value, path } = pending.pop()!;
+    const entry = pending.pop()!;
+    const { value } = entry;
     if (typeof value === "string") {
+      const path = rawText ? pathOf(entry) : "";
       const raw = rawText?.path.test(path) ?? false;
       const problem = stringProblem(value, { maxLength: raw ? rawText!.maxLength : MAX_INPUT_STRING, rawText: raw });
-      if (problem) return `${path || "input"}: ${problem}`;
+      if (problem) return `${pathOf(entry) || "input"}: ${problem}`;
     } else if (Array.isArray(value)) {
-      value.forEach((item, i) => pending.push({ value: item, path: join(path, String(i)) }));
+      value.forEach((item, i) => pending.push({ value: item, key: String(i), parent: entry }));
     } else if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
       for (const [key, item] of Object.entries(value)) {
         const keyProblem = stringProblem(key, { maxLength: 200, rawText: false });
-        if (keyProblem) return `${path || "input"}: a field name ${keyProblem}`;
-        pending.push({ value: item, path: join(path, key) });
+        if (keyProblem) return `${pathOf(entry) || "input"}: a field name ${keyProblem}`;
+        pending.push({ value: item, key, parent: entry });
       }
     }
   }
   return null;
 }
 
+interface Entry {
+  value: unknown;
+  key: string | null;
+  parent: Entry | null;
+}
+
+function pathOf(entry: Entry): string {
+  const keys: string[] = [];
+  for (let at: Entry | null = entry; at?.key != null; at = at.parent) keys.push(at.key);
+  return keys.reverse().join(".");
+}
+
 // Code units, not code points (no `u` flag): a high surrogate with no low one after it, or a low one with no high one before it.
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function join(path: string, key: string): string {
-  return path ? `${path}.${key}` : key;
-}
 
 function stringProblem(value: string, options: { maxLength: number; rawText: boolean }): string | null {
   if (value.length > options.maxLength) return `is ${value.length.toLocaleString("en")} characters long; the most this field takes is ${options.maxLength.toLocaleString("en")}.`;
