@@ -104,7 +104,7 @@ describe("every string field of every procedure, signed in as an admin", () => {
   it("finds the procedures and their string fields", () => {
     expect(procedures.length).toBeGreaterThan(40);
     const fields = cases.map((c) => `${c.name}:${c.path.join(".")}`);
-    for (const expected of ["run.list:q", "branch.byId:branchId", "apiKey.create:name", "notification.createWebhook:name", "decision.veto:note", "import.append:lines.0.text"]) {
+    for (const expected of ["run.list:q", "branch.byId:branchId", "apiKey.create:name", "notification.createWebhook:name", "decision.veto:reason", "import.append:lines.0.text"]) {
       expect(fields).toContain(expected);
     }
   });
