@@ -15,7 +15,7 @@ const shots = "test-results/screenshots";
 const db = createDatabase(process.env.DATABASE_URL!);
 let people: Awaited<ReturnType<typeof seedDashboard>>["users"];
 let runId: string;
-// The organization's generic webhook: a receiver on 127.0.0.1 keeps every body with its signature header.
+// The organization's generic webhook: a receiver on 127.0.0.5 (the one address run.ts allows webhooks) keeps every body with its signature header.
 const received: { body: string; signature: string }[] = [];
 const receiver: Server = createServer((req, res) => {
   let body = "";
@@ -39,9 +39,9 @@ test.beforeAll(async () => {
     search: { proposals: 3, keep: 2, stepsPerBranch: 12, proposer: "rule" },
     budget: { gpuSeconds: 900, branches: 2, rounds: 1 },
   });
-  await new Promise<void>((done) => receiver.listen(0, "127.0.0.1", done));
+  await new Promise<void>((done) => receiver.listen(0, "127.0.0.5", done));
   // The quickstart's worker seals and opens webhooks with the checkout's master key, as this does.
-  const hook = await createWebhook(db, seed.org.id, { name: "e2e receiver", kind: "generic", url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }, masterKeyOrLocal());
+  const hook = await createWebhook(db, seed.org.id, { name: "e2e receiver", kind: "generic", url: `http://127.0.0.5:${(receiver.address() as AddressInfo).port}/hook` }, masterKeyOrLocal());
   signingSecret = hook.signingSecret!;
   const created = await createRun(db, config, { organizationId: seed.org.id });
   runId = created.runId;

@@ -19,8 +19,8 @@ test("an admin adds a webhook, sends a test and sees it delivered in the log", a
       response.end("ok");
     });
   });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/services/T0/B0/e2e-token`;
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.5", resolve));
+  const url = `http://127.0.0.5:${(receiver.address() as AddressInfo).port}/services/T0/B0/e2e-token`;
   const db = createDatabase(process.env.DATABASE_URL!);
   try {
     const org = await db.organization.create({ data: { name: "Notify E2E", slug: `notify-e2e-${Date.now()}` } });
@@ -29,6 +29,18 @@ test("an admin adds a webhook, sends a test and sees it delivered in the log", a
     await signIn(page, email);
     await page.getByRole("link", { name: "Notifications" }).click();
     await expect(page.getByRole("heading", { name: "Notifications" })).toBeVisible();
+
+    // Issue 28: the dashboard's own port, by address and written as a number, is refused with a sentence.
+    for (const [internal, why] of [
+      [`http://127.0.0.1:${new URL(page.url()).port}/api/health`, "url: 127.0.0.1 is a loopback address, which webhooks may not reach"],
+      [`http://2130706433:${new URL(page.url()).port}/`, "url: the host 2130706433 is an IPv4 address written as a number"],
+    ] as const) {
+      await page.getByLabel("Name").fill("probe");
+      await page.getByLabel(/^URL/).fill(internal);
+      await page.getByRole("button", { name: "Add webhook" }).click();
+      await expect(page.getByRole("alert")).toContainText(why);
+    }
+    await expect(page.getByTestId("webhooks-table").getByRole("row", { name: /probe/ })).toHaveCount(0);
 
     await page.getByLabel("Name").fill("team-slack");
     await page.getByLabel(/^URL/).fill(url);

@@ -15,7 +15,9 @@ try {
     // 127.0.0.2 is the one proxy the server trusts: security.spec.ts sends through it as a proxy would.
     env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_TRUSTED_PROXIES: "127.0.0.2",
       // Every spec signs its people in from 127.0.0.1; the limit itself is tested from other addresses.
-      EVO_SIGNINS_PER_MINUTE: "100" },
+      EVO_SIGNINS_PER_MINUTE: "100",
+      // The specs' webhook receivers listen on this one loopback address, as an on-premises receiver would be allowed.
+      EVO_WEBHOOK_ALLOW_CIDRS: "127.0.0.5/32" },
   });
   status = result.status ?? 1;
 } finally {

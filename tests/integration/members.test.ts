@@ -5,7 +5,7 @@ import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { verifyPassword } from "@evotrainer/api";
 import { apiHarness } from "../support/api-harness.ts";
-import { seedDashboard } from "../support/dashboard-seed.ts";
+import { SEED_PASSWORD, seedDashboard } from "../support/dashboard-seed.ts";
 
 // A database of its own: members and decisions are written here.
 const redisUrl = inject("redisUrl");
@@ -53,7 +53,7 @@ describe("invitations", () => {
     expect(row.tokenHash).toBe(createHash("sha256").update(token).digest("hex"));
     expect(JSON.stringify(row)).not.toContain(token.slice(4));
 
-    expect(await anonymous().member.invitation({ token })).toEqual({ organizationName: seed.org.name, email: "new.approver@example.test", role: "approver", existingAccount: false });
+    expect(await anonymous().member.invitation({ token })).toEqual({ organizationName: seed.org.name, email: "new.approver@example.test", role: "approver", signedInAsInvitee: false });
     expect(await anonymous().member.acceptInvitation({ token, name: "New Approver", password: "a long enough password" })).toMatchObject({ email: "new.approver@example.test", role: "approver" });
 
     const user = await db.user.findUniqueOrThrow({ where: { email: "new.approver@example.test" } });
@@ -175,6 +175,142 @@ describe("password reset by link", () => {
     await db.verification.updateMany({ where: { value: approverId }, data: { expiresAt: new Date(Date.now() - 1000) } });
     await expect(anonymous().member.completePasswordReset({ token: tokenOf(late.path), password: "a long enough password" })).rejects.toMatchObject({ message: expect.stringContaining("expired") });
     expect(await statusOf(as(seed.users.approver.id).member.createPasswordReset({ organizationId: orgId, userId: seed.users.viewer.id }))).toBe(403);
+  });
+});
+
+// Issue 28: the admin of one organization took over an account of another with the invitation and
+// password-reset links of their own organization. Each step of that chain is refused here.
+describe("credentials stay with the person and the organizations they belong to", () => {
+  it("an invitation adds an existing account only on its password or its own session; the lookup does not tell whether it exists", async () => {
+    const victim = await seedDashboard(db, "victim-a");
+    const attacker = await seedDashboard(db, "attacker-b");
+    const attackerAdmin = as(attacker.users.admin.id);
+    const victimEmail = victim.users.admin.email;
+    const link = await attackerAdmin.member.invite({ organizationId: attacker.org.id, email: victimEmail, role: "viewer" });
+    const token = tokenOf(link.path);
+    const fresh = await attackerAdmin.member.invite({ organizationId: attacker.org.id, email: "nobody-yet@example.test", role: "viewer" });
+
+    // The lookup answers alike for an email with an account and one without.
+    const lookedUp = await attackerAdmin.member.invitation({ token });
+    const lookedUpFresh = await attackerAdmin.member.invitation({ token: tokenOf(fresh.path) });
+    expect(Object.keys(lookedUp).sort()).toEqual(Object.keys(lookedUpFresh).sort());
+    expect(lookedUp.signedInAsInvitee).toBe(false);
+    expect(lookedUpFresh.signedInAsInvitee).toBe(false);
+
+    // Before: the link with any name and password added the account to B. Now: no session, no password, no join.
+    await expect(anonymous().member.acceptInvitation({ token, name: "Mallory", password: "attacker's password" })).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+      message: `To join with the account of ${victimEmail}, sign in as it first or type its current password.`,
+    });
+    await expect(attackerAdmin.member.acceptInvitation({ token, password: "attacker's password" })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    expect(await db.membership.count({ where: { organizationId: attacker.org.id, userId: victim.users.admin.id } })).toBe(0);
+    expect(await passwordWorks(victim.users.admin.id, SEED_PASSWORD)).toBe(true);
+
+    // The owner joins with the current password (no name needed)...
+    expect(await anonymous().member.acceptInvitation({ token, password: SEED_PASSWORD })).toMatchObject({ email: victimEmail, existingAccount: true });
+    expect(await db.membership.count({ where: { organizationId: attacker.org.id, userId: victim.users.admin.id } })).toBe(1);
+    // ...or signed in as the account, with nothing else.
+    const second = await seedDashboard(db, "victim-c");
+    const other = await as(second.users.admin.id).member.invite({ organizationId: second.org.id, email: victim.users.viewer.email, role: "approver" });
+    expect((await as(victim.users.viewer.id).member.invitation({ token: tokenOf(other.path) })).signedInAsInvitee).toBe(true);
+    expect(await as(victim.users.viewer.id).member.acceptInvitation({ token: tokenOf(other.path) })).toMatchObject({ role: "approver", existingAccount: true });
+
+    // A new account still needs a name and a password, each refused as a sentence naming the field.
+    await expect(anonymous().member.acceptInvitation({ token: tokenOf(fresh.path), password: "a long enough password" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: "name: give your name to create your account." });
+    await expect(anonymous().member.acceptInvitation({ token: tokenOf(fresh.path), name: "Fresh" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/^password: /) });
+  });
+
+  it("wrong passwords through an invitation count toward the account's lockout", async () => {
+    const victim = await seedDashboard(db, "victim-lock");
+    const attacker = await seedDashboard(db, "attacker-lock");
+    const link = await as(attacker.users.admin.id).member.invite({ organizationId: attacker.org.id, email: victim.users.approver.email, role: "viewer" });
+    const failures: string[] = [];
+    const guarded = harness.callerAs({ passwordGuard: { lockedForSeconds: async () => (failures.length >= 2 ? 600 : 0), recordFailure: async (email) => void failures.push(email) } });
+    for (const guess of ["guess one!", "guess two!"]) await expect(guarded.member.acceptInvitation({ token: tokenOf(link.path), password: guess })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    expect(failures).toEqual([victim.users.approver.email, victim.users.approver.email]);
+    await expect(guarded.member.acceptInvitation({ token: tokenOf(link.path), password: SEED_PASSWORD })).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS" });
+  });
+
+  it("an organization admin cannot reset the password of someone who also belongs to an organization they do not administer; an installation admin can", async () => {
+    const home = await seedDashboard(db, "home-a");
+    const away = await seedDashboard(db, "away-b");
+    // The person is a member of B too (joined with their own password), still an approver in A.
+    await db.membership.create({ data: { organizationId: away.org.id, userId: home.users.approver.id, role: "viewer" } });
+    await expect(as(away.users.admin.id).member.createPasswordReset({ organizationId: away.org.id, userId: home.users.approver.id })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: `${home.users.approver.email} also belongs to an organization you do not administer, so only an installation admin can reset their password.`,
+    });
+    expect(await db.verification.count({ where: { value: home.users.approver.id } })).toBe(0);
+    // An admin of both organizations may.
+    await db.membership.create({ data: { organizationId: home.org.id, userId: away.users.admin.id, role: "admin" } });
+    expect((await as(away.users.admin.id).member.createPasswordReset({ organizationId: away.org.id, userId: home.users.approver.id })).email).toBe(home.users.approver.email);
+    // An installation admin is one no organization admin can reset, even inside one organization.
+    await db.user.update({ where: { id: home.users.viewer.id }, data: { role: "admin" } });
+    await expect(as(home.users.admin.id).member.createPasswordReset({ organizationId: home.org.id, userId: home.users.viewer.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    // The installation admin, administering the organization, resets someone who is also in one they do not.
+    await db.membership.update({ where: { organizationId_userId: { organizationId: home.org.id, userId: home.users.viewer.id } }, data: { role: "admin" } });
+    expect((await as(home.users.viewer.id).member.createPasswordReset({ organizationId: home.org.id, userId: home.users.approver.id })).email).toBe(home.users.approver.email);
+  });
+
+  it("a password reset ends the account's sessions and its API keys", async () => {
+    const other = await seedDashboard(db, "reset-ends");
+    const approverId = other.users.approver.id;
+    const key = await as(approverId).apiKey.create({ name: "laptop" });
+    // A caller per request, as the server makes one: a context resolves its principal once.
+    const keyed = () => harness.callerAs({ headers: new Headers({ authorization: `Bearer ${key.key}` }) });
+    expect(await statusOf(keyed().run.list())).toBe(200);
+    await db.session.create({ data: { userId: approverId, token: `session-reset-${approverId}`, expiresAt: new Date(Date.now() + 3_600_000) } });
+    const reset = await as(other.users.admin.id).member.createPasswordReset({ organizationId: other.org.id, userId: approverId });
+    await anonymous().member.completePasswordReset({ token: tokenOf(reset.path), password: "a brand new password" });
+    expect(await db.session.count({ where: { userId: approverId } })).toBe(0);
+    expect(await statusOf(keyed().run.list())).toBe(401);
+  });
+
+  it("a removed member's share links are revoked, in that organization only", async () => {
+    const other = await seedDashboard(db, "share-removed");
+    const approverId = other.users.approver.id;
+    const link = await as(approverId).shareLink.create({ runId: other.run.id });
+    const shared = () => harness.callerAs({ shareToken: link.token });
+    expect(await statusOf(shared().run.byId({ runId: other.run.id }))).toBe(200);
+    await as(other.users.admin.id).member.remove({ organizationId: other.org.id, userId: approverId });
+    expect(await statusOf(shared().run.byId({ runId: other.run.id }))).toBe(401);
+    expect((await db.shareLink.findUniqueOrThrow({ where: { id: link.id } })).revokedAt).not.toBeNull();
+  });
+});
+
+describe("organizations", () => {
+  it("only an installation admin creates one, with its first admin's invitation link", async () => {
+    const other = await seedDashboard(db, "org-maker");
+    await expect(as(other.users.admin.id).organization.create({ name: "Team Two", adminEmail: "lead@example.test" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await db.user.update({ where: { id: other.users.viewer.id }, data: { role: "admin" } });
+    const installer = as(other.users.viewer.id);
+    const created = await installer.organization.create({ name: "Team Two", adminEmail: "Lead@Example.test" });
+    expect(created.organization).toMatchObject({ name: "Team Two", slug: "team-two", members: 0 });
+    expect(created.invitation).toMatchObject({ email: "lead@example.test", role: "admin" });
+    await expect(installer.organization.create({ name: "Team two!" , adminEmail: "x@example.test" })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/^slug: /) });
+    await anonymous().member.acceptInvitation({ token: tokenOf(created.invitation.path), name: "Lead", password: "a long enough password" });
+    const lead = await db.user.findUniqueOrThrow({ where: { email: "lead@example.test" } });
+    expect((await as(lead.id).member.list({ organizationId: created.organization.id })).callerRole).toBe("admin");
+    expect((await installer.organization.list()).map((o) => o.slug)).toContain("team-two");
+    expect((await installer.viewer.me()).installationAdmin).toBe(true);
+    expect((await as(lead.id).viewer.me()).installationAdmin).toBe(false);
+  });
+});
+
+describe("not-found and forbidden answer alike", () => {
+  it("a missing id and another organization's id get the same answer", async () => {
+    const mine = await seedDashboard(db, "alike-a");
+    const theirs = await seedDashboard(db, "alike-b");
+    const outsider = as(mine.users.admin.id);
+    const theirRollout = await db.rollout.findFirstOrThrow({ where: { runId: theirs.run.id }, select: { id: true } });
+    const answer = async (p: Promise<unknown>) => p.then(() => "ok", (e: TRPCError) => `${e.code}: ${e.message}`);
+    expect(await answer(outsider.rollout.byId({ rolloutId: String(theirRollout.id) }))).toBe(await answer(outsider.rollout.byId({ rolloutId: "999999999" })));
+    const theirLink = await as(theirs.users.approver.id).shareLink.create({ runId: theirs.run.id });
+    expect(await answer(outsider.shareLink.revoke({ id: theirLink.id }))).toBe(await answer(outsider.shareLink.revoke({ id: "no-such-link" })));
+    const theirBranch = Object.values(theirs.branches)[0]!.id;
+    expect(await answer(outsider.branch.byId({ branchId: theirBranch }))).toBe(await answer(outsider.branch.byId({ branchId: "no-such-branch" })));
+    expect(await answer(outsider.decision.veto({ branchId: theirBranch, reason: "no" }))).toBe(await answer(outsider.decision.veto({ branchId: "no-such-branch", reason: "no" })));
+    expect((await db.shareLink.findUniqueOrThrow({ where: { id: theirLink.id } })).revokedAt).toBeNull();
   });
 });
 

@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parseSignatureHeader, signedString } from "@evotrainer/core";
-import { recordEvent } from "@evotrainer/db";
+import { createWebhook, recordEvent } from "@evotrainer/db";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp, type WorkerApp } from "../../apps/worker/src/worker-app.ts";
@@ -16,6 +16,9 @@ const harness = await apiHarness(inject("databaseUrl"), redisUrl);
 const { database, db, prefix, connection, producer } = harness;
 const masterKey = Buffer.alloc(32, 7).toString("base64");
 process.env.EVO_MASTER_KEY = masterKey;
+// The receiver stands for an on-premises one: its one loopback address is allowed, the rest of loopback is not.
+const RECEIVER_HOST = "127.0.0.5";
+process.env.EVO_WEBHOOK_ALLOW_CIDRS = `${RECEIVER_HOST}/32`;
 
 interface Received {
   path: string;
@@ -42,8 +45,8 @@ class LocalWebhookReceiver {
   });
 
   async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => this.server.listen(0, RECEIVER_HOST, resolve));
+    return `http://${RECEIVER_HOST}:${(this.server.address() as AddressInfo).port}`;
   }
 
   /** Resolves with the requests to `path` once there are `count` of them. */
@@ -99,6 +102,54 @@ afterAll(async () => {
 });
 
 describe("notifications (against a local webhook receiver)", () => {
+  it("refuses webhooks to internal addresses at creation, in every form", async () => {
+    const admin = api(seed.users.admin.id);
+    const port = new URL(base).port;
+    for (const url of [`http://127.0.0.1:${port}/`, `http://2130706437:${port}/`, `http://localhost:${port}/`, `http://[::ffff:${RECEIVER_HOST}]:${port}/`, "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/"]) {
+      await expect(admin.notification.createWebhook({ name: `internal ${url}`.slice(0, 80), kind: "generic", url }), url).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/^url: /) });
+    }
+    expect(await db.notificationWebhook.count({ where: { name: { startsWith: "internal" } } })).toBe(0);
+  });
+
+  it("refuses again at delivery, and logs a closed port and an open non-HTTP one alike, never what they answered", async () => {
+    // Written past the API, as a webhook made before the policy or a name that now resolves inside would be.
+    let insideRequests = 0;
+    const inside = createServer((_req, res) => {
+      insideRequests++;
+      res.end("internal secret page");
+    });
+    await new Promise<void>((resolve) => inside.listen(0, "127.0.0.1", resolve));
+    const garbage = createNetServer((socket) => socket.end("-ERR not http, but a service that answers\r\n"));
+    await new Promise<void>((resolve) => garbage.listen(0, RECEIVER_HOST, resolve));
+    const closed = createNetServer();
+    await new Promise<void>((resolve) => closed.listen(0, RECEIVER_HOST, resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const admin = api(seed.users.admin.id);
+    const hookTo = async (name: string, url: string) => (await createWebhook(db, seed.org.id, { name, kind: "generic", url }, Buffer.from(masterKey, "base64"))).webhook.id;
+    try {
+      const ids = {
+        inside: await hookTo("inside", `http://127.0.0.1:${(inside.address() as AddressInfo).port}/`),
+        garbage: await hookTo("open port", `http://${RECEIVER_HOST}:${(garbage.address() as AddressInfo).port}/`),
+        closed: await hookTo("closed port", `http://${RECEIVER_HOST}:${closedPort}/`),
+      };
+      const dead = async (id: string) => deliveryOf((await admin.notification.sendTest({ id })).deliveryId, (s) => s === "dead");
+      const insideRow = await dead(ids.inside);
+      expect(insideRow).toMatchObject({ lastStatus: null, lastError: "not sent: the address is not one webhooks may reach (see EVO_WEBHOOK_ALLOW_CIDRS)" });
+      const garbageRow = await dead(ids.garbage);
+      const closedRow = await dead(ids.closed);
+      expect({ status: garbageRow.lastStatus, error: garbageRow.lastError }).toEqual({ status: closedRow.lastStatus, error: closedRow.lastError });
+      expect(closedRow.lastError).toBe("no HTTP answer from the receiver");
+      const log = JSON.stringify(await admin.notification.deliveries({}));
+      expect(log).not.toContain("internal secret page");
+      expect(log).not.toContain("not http");
+      expect(insideRequests).toBe(0);
+    } finally {
+      await new Promise((resolve) => inside.close(resolve));
+      await new Promise((resolve) => garbage.close(resolve));
+    }
+  });
+
   it("lets only admins manage webhooks, and keeps URLs and signing secrets out of the database in clear", async () => {
     await expect(api(seed.users.approver.id).notification.createWebhook({ name: "x", kind: "slack", url: `${base}/x` })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api(seed.users.admin.id).notification.createWebhook({ name: "bad", kind: "slack", url: "ftp://x" })).rejects.toThrow(/url/);
@@ -165,7 +216,7 @@ describe("notifications (against a local webhook receiver)", () => {
     receiver.answers.set("/down", [500, 500, 500, 500, 500, 500, 500]);
     const created = await admin.notification.createWebhook({ name: "down", kind: "slack", url: `${base}/down` });
     const { deliveryId } = await admin.notification.sendTest({ id: created.webhook.id });
-    expect(await deliveryOf(deliveryId, (s) => s === "dead")).toMatchObject({ attempts: 6, lastStatus: 500, lastError: "receiver answered HTTP 500: receiver down" });
+    expect(await deliveryOf(deliveryId, (s) => s === "dead")).toMatchObject({ attempts: 6, lastStatus: 500, lastError: "the receiver answered with an error status" });
 
     const before = await db.notificationOutbox.count();
     await expect(

@@ -5,6 +5,7 @@ import { importCommand } from "./commands/import.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { loginCommand, logoutCommand } from "./commands/login.ts";
 import { nodesCommand } from "./commands/nodes.ts";
+import { orgsCommand } from "./commands/orgs.ts";
 import { quickstart } from "./commands/quickstart.ts";
 import { reportCommand } from "./commands/report.ts";
 import { runCommand } from "./commands/run.ts";
@@ -28,6 +29,7 @@ commands:
   ingest <file.jsonl> --branch <branchId>     load rollouts into a branch, labelled by its run's harness; bad lines are quarantined
   import verl|trl <dir> (--run <runId> | --config <run.yaml>) [--json]   turn an existing verl or TRL run directory into a branch: labelled rollouts, trainer metrics
   import mini-swe-agent|swe-agent|openai-chat <file-or-dir> [--run <runId> | --config <run.yaml>] [--report <report.json>] [--json]   agent trajectories (SWE-bench results joined) into a labelled branch
+  orgs create <name> --admin <email> | orgs list   organizations (installation admins): create one and print its first admin's invitation link
   users invite|list|role|remove|reset-password …   members of an organization: invitation and reset links, roles (evotrainer users for details)
   nodes sync <compute.yaml> | nodes list [--json]   register GPU nodes reached over SSH (keys by path, env var, or sealed under EVO_MASTER_KEY)`;
 
@@ -67,6 +69,9 @@ try {
       break;
     case "users":
       process.exitCode = await usersCommand(args);
+      break;
+    case "orgs":
+      process.exitCode = await orgsCommand(args);
       break;
     case "pause":
     case "resume":

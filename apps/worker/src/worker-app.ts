@@ -1,7 +1,7 @@
 import { DelayedError, type Job } from "bullmq";
 import pg from "pg";
 import { gymAdapter, trlAdapter, verlAdapter } from "@evotrainer/adapters";
-import { createDatabase, masterKeyOrLocal } from "@evotrainer/db";
+import { createDatabase, masterKeyOrLocal, webhookAllowList } from "@evotrainer/db";
 import { LabelerPool } from "@evotrainer/db/ingest";
 import { createProducerConnection, createWorkerConnection, payloadSchemas, Producer, QueueName, type Payload } from "@evotrainer/queue";
 import type { WorkerEnv } from "./env.ts";
@@ -79,7 +79,7 @@ export async function startWorkerApp(
   registry.register(QueueName.Verdict, at(QueueName.Verdict, (payload) => verdict(deps, payload)), concurrency);
   registry.register(QueueName.Decide, at(QueueName.Decide, (payload) => decide(deps, payload)), concurrency);
   registry.register(QueueName.Control, at(QueueName.Control, (payload) => controlStep(deps, payload)), 1);
-  const notifyDeps = { db, producer, masterKey: masterKeyOrLocal(process.env), publicUrl: env.EVO_PUBLIC_URL, retryBaseMs: env.EVO_NOTIFY_RETRY_BASE_MS };
+  const notifyDeps = { db, producer, masterKey: masterKeyOrLocal(process.env), publicUrl: env.EVO_PUBLIC_URL, retryBaseMs: env.EVO_NOTIFY_RETRY_BASE_MS, allowed: webhookAllowList() };
   registry.register(
     QueueName.Reconcile,
     async () => ({ ...(await reconcile(db, producer)), notifications: await relayNotifications(db, producer), search: await sweepSearch(db, producer) }),

@@ -7,6 +7,7 @@ import { importRouter } from "./routers/import.ts";
 import { memberRouter } from "./routers/member.ts";
 import { nodeRouter } from "./routers/node.ts";
 import { notificationRouter } from "./routers/notification.ts";
+import { organizationRouter } from "./routers/organization.ts";
 import { rolloutRouter } from "./routers/rollout.ts";
 import { runRouter } from "./routers/run.ts";
 import { runControlRouter } from "./routers/run-control.ts";
@@ -25,6 +26,7 @@ export const appRouter = createTRPCRouter({
   member: memberRouter,
   node: nodeRouter,
   notification: notificationRouter,
+  organization: organizationRouter,
   rollout: rolloutRouter,
   run: runRouter,
   runControl: runControlRouter,

@@ -7,6 +7,8 @@ import type { IngestPool } from "@evotrainer/db/ingest";
 import type { Producer } from "@evotrainer/queue";
 import type { Principal } from "./auth/principal.ts";
 import { resolvePrincipal } from "./auth/resolve-principal.ts";
+import { badString, type RawTextFields } from "./input/bad-string.ts";
+import { zodSentence } from "./input/zod-sentence.ts";
 import { sha256Hex } from "./auth/secret-token.ts";
 
 export interface ContextDeps {
@@ -24,6 +26,13 @@ export interface ContextDeps {
   passwordSet?: (email: string) => Promise<void>;
   /** Postgres connections for COPY, created on first use: only imports over HTTP need them. */
   ingestPool?: () => IngestPool;
+  /** The sign-in lockout, for passwords checked outside the sign-in page (joining with an existing account). */
+  passwordGuard?: PasswordGuard;
+}
+
+export interface PasswordGuard {
+  lockedForSeconds: (email: string) => Promise<number>;
+  recordFailure: (email: string) => Promise<void>;
 }
 
 export interface Context {
@@ -32,8 +41,12 @@ export interface Context {
   producer: () => Producer;
   principal: () => Promise<Principal | null>;
   passwordSet: (email: string) => Promise<void>;
+  passwordGuard: PasswordGuard;
   ingestPool?: () => IngestPool;
 }
+
+/** Without the web app's lockout (the CLI, tests), no account is locked and failures are not counted. */
+const NO_PASSWORD_GUARD: PasswordGuard = { lockedForSeconds: async () => 0, recordFailure: async () => {} };
 
 /** Builds the per-request context. The web app calls it from the route handler and from RSC. */
 export function createContext(deps: ContextDeps): Context {
@@ -43,53 +56,79 @@ export function createContext(deps: ContextDeps): Context {
     db: deps.db,
     producer: deps.producer,
     passwordSet: deps.passwordSet ?? (async () => {}),
+    passwordGuard: deps.passwordGuard ?? NO_PASSWORD_GUARD,
     ...(deps.ingestPool ? { ingestPool: deps.ingestPool } : {}),
     principal: () =>
       (principal ??= resolvePrincipal({ db: deps.db, headers: deps.headers, shareToken: deps.shareToken ?? null, sessionUserId: deps.sessionUserId })),
   };
 }
 
-const t = initTRPC.context<Context>().create({
-  transformer: superjson,
-  errorFormatter: ({ shape, error, ctx }) => {
-    // A 5xx says nothing of its cause (database errors quote queries and values); the request id
-    // finds the details in the server log.
-    if (shape.data.httpStatus >= 500) {
-      const { stack: _stack, ...data } = shape.data;
-      return { ...shape, message: `internal error (request id ${ctx?.requestId ?? "unknown"})`, data: { ...data, zodError: null } };
-    }
-    return { ...shape, data: { ...shape.data, zodError: error.cause instanceof ZodError ? z.flattenError(error.cause) : null } };
-  },
-});
+/** What a procedure may declare about itself. */
+export interface ProcedureMeta {
+  /** Fields taken as they came, past the input guard's default bound (import batches carry files' lines). */
+  rawText?: RawTextFields;
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<ProcedureMeta>()
+  .create({
+    transformer: superjson,
+    errorFormatter: ({ shape, error, ctx }) => {
+      // A 5xx says nothing of its cause (database errors quote queries and values); the request id
+      // finds the details in the server log.
+      if (shape.data.httpStatus >= 500) {
+        const { stack: _stack, ...data } = shape.data;
+        return { ...shape, message: `internal error (request id ${ctx?.requestId ?? "unknown"})`, data: { ...data, zodError: null } };
+      }
+      // tRPC's own message for a failed input is zod's issues as JSON; people read a sentence naming the field.
+      if (error.cause instanceof ZodError) return { ...shape, message: zodSentence(error.cause), data: { ...shape.data, zodError: z.flattenError(error.cause) } };
+      return { ...shape, data: { ...shape.data, zodError: null } };
+    },
+  });
 
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
+/**
+ * Every procedure's raw input passes here before its schema: a string a database or a page cannot
+ * take (NUL, an unpaired surrogate, a length past any field's need) is a 400 naming the field.
+ */
+const guardedProcedure = t.procedure.use(async ({ meta, getRawInput, next }) => {
+  const problem = badString(await getRawInput(), meta?.rawText);
+  if (problem) throw new TRPCError({ code: "BAD_REQUEST", message: problem });
+  return next();
+});
 const ROLE_RANK: Record<Role, number> = { viewer: 0, approver: 1, admin: 2 };
 
 export function roleAtLeast(role: Role | null, needed: Role): boolean {
   return role !== null && ROLE_RANK[role] >= ROLE_RANK[needed];
 }
 
-/** The caller's role in the organization that owns a run; NOT_FOUND when they may not see it at all. */
-export async function accessRun(ctx: { db: Database; principal: Principal }, runId: string): Promise<{ role: Role | null; organizationId: string }> {
+/**
+ * The caller's role in the organization that owns a run; NOT_FOUND when they may not see it at all.
+ * `what` names the thing asked for (a rollout, a share link…): a missing one and one in another
+ * organization answer alike, so an id's existence elsewhere is never told.
+ */
+export async function accessRun(ctx: { db: Database; principal: Principal }, runId: string, what = "run"): Promise<{ role: Role | null; organizationId: string }> {
+  const unseen = new TRPCError({ code: "NOT_FOUND", message: `${what} not found` });
   const run = await ctx.db.run.findUnique({ where: { id: runId }, select: { organizationId: true } });
-  if (!run) throw new TRPCError({ code: "NOT_FOUND", message: "run not found" });
+  if (!run) throw unseen;
   if (ctx.principal.kind === "share") {
-    if (ctx.principal.runId !== runId) throw new TRPCError({ code: "NOT_FOUND", message: "run not found" });
+    if (ctx.principal.runId !== runId) throw unseen;
     return { role: null, organizationId: run.organizationId };
   }
   const membership = await ctx.db.membership.findUnique({
     where: { organizationId_userId: { organizationId: run.organizationId, userId: ctx.principal.userId } },
     select: { role: true },
   });
-  if (!membership) throw new TRPCError({ code: "NOT_FOUND", message: "run not found" });
+  if (!membership) throw unseen;
   return { role: membership.role, organizationId: run.organizationId };
 }
 
 /** Like accessRun, and FORBIDDEN below the role. */
-export async function requireRunRole(ctx: { db: Database; principal: Principal }, runId: string, needed: Role): Promise<Role> {
-  const { role } = await accessRun(ctx, runId);
+export async function requireRunRole(ctx: { db: Database; principal: Principal }, runId: string, needed: Role, what = "run"): Promise<Role> {
+  const { role } = await accessRun(ctx, runId, what);
   if (!roleAtLeast(role, needed)) throw new TRPCError({ code: "FORBIDDEN", message: `needs the ${needed} role in this run's organization` });
   return role!;
 }
@@ -100,11 +139,17 @@ export async function runIdOfBranch(db: Database, branchId: string): Promise<str
   return branch.runId;
 }
 
+/** accessRun for the run of a branch; a missing branch and one out of sight answer alike. */
+export async function accessBranch(ctx: { db: Database; principal: Principal }, branchId: string): Promise<{ runId: string; role: Role | null; organizationId: string }> {
+  const runId = await runIdOfBranch(ctx.db, branchId);
+  return { runId, ...(await accessRun(ctx, runId, "branch")) };
+}
+
 /**
  * Any credential: session, API key or share token. Procedures on this base must be read-only
  * and must check the run they touch with accessRun, which confines a share token to its run.
  */
-export const protectedProcedure = t.procedure.use(async ({ ctx, next }) => {
+export const protectedProcedure = guardedProcedure.use(async ({ ctx, next }) => {
   const principal = await ctx.principal();
   if (!principal) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in, or send an API key or a share token" });
   return next({ ctx: { ...ctx, principal } });
@@ -137,7 +182,7 @@ export const organizationAdminProcedure = userProcedure.input(z.object({ organiz
  * so a missing or dead token answers 401 like any other missing credential.
  */
 export function linkProcedure(check: (db: Database, tokenHash: string) => Promise<{ outcome: "valid" } | { outcome: "refused"; message: string }>) {
-  return t.procedure.input(z.object({ token: z.string().max(200).default("") })).use(async ({ ctx, input, next }) => {
+  return guardedProcedure.input(z.object({ token: z.string().max(200).default("") })).use(async ({ ctx, input, next }) => {
     const tokenHash = sha256Hex(input.token);
     const found = input.token ? await check(ctx.db, tokenHash) : { outcome: "refused" as const, message: "this link has no token: open the whole link an admin gave you" };
     if (found.outcome === "refused") throw new TRPCError({ code: "UNAUTHORIZED", message: found.message });
@@ -148,6 +193,6 @@ export function linkProcedure(check: (db: Database, tokenHash: string) => Promis
 /** Decisions on one branch: approver or admin in the organization of the branch's run. */
 export const approverProcedure = userProcedure.input(z.object({ branchId: z.string().min(1) })).use(async ({ ctx, input, next }) => {
   const runId = await runIdOfBranch(ctx.db, input.branchId);
-  await requireRunRole(ctx, runId, "approver");
+  await requireRunRole(ctx, runId, "approver", "branch");
   return next({ ctx: { ...ctx, runId } });
 });

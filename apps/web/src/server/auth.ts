@@ -4,6 +4,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { admin, organization } from "better-auth/plugins";
 import { hashPassword, verifyPassword } from "@evotrainer/api";
+import { INSTALLATION_ADMIN_ROLE } from "@evotrainer/db";
 import { env } from "~/env";
 import { siteOrigin } from "~/lib/same-origin";
 import { ACCOUNT_MAX_FAILURES, clearFailures, lockedForSeconds, recordFailure } from "./account-lockout";
@@ -79,11 +80,13 @@ function createAuth(secure: boolean) {
         roles: organizationRoles,
         creatorRole: "admin",
         // An organization is a tenant: only an installation admin creates one.
-        allowUserToCreateOrganization: (user) => (user as { role?: string | null }).role === "admin",
+        allowUserToCreateOrganization: (user) => (user as { role?: string | null }).role === INSTALLATION_ADMIN_ROLE,
         // Better Auth's "member" table is the schema's Membership.
         schema: { member: { modelName: "membership" } },
       }),
-      admin(),
+      // /api/auth/admin/* (list users, set passwords, end sessions, change emails) answers only the
+      // installation admin: the user row's role, which no organization role grants.
+      admin({ adminRoles: [INSTALLATION_ADMIN_ROLE] }),
     ],
   });
 }

@@ -1,7 +1,8 @@
 import { createHmac } from "node:crypto";
-import { afterFailedAttempt, deliveredOk, SIGNATURE_HEADER, signatureHeaderValue, signedString, webhookBody } from "@evotrainer/core";
-import { loadDelivery, openWebhook, recordAttempt, type Database } from "@evotrainer/db";
+import { type Cidr, afterFailedAttempt, deliveredOk, SIGNATURE_HEADER, signatureHeaderValue, signedString, webhookBody } from "@evotrainer/core";
+import { loadDelivery, openWebhook, recordAttempt, webhookTarget, type Database, type ResolveHost } from "@evotrainer/db";
 import { QueueName, type Payload, type Producer } from "@evotrainer/queue";
+import { postPinned } from "./post-pinned.ts";
 
 export interface DeliverDeps {
   db: Database;
@@ -9,13 +10,28 @@ export interface DeliverDeps {
   masterKey: Buffer;
   publicUrl: string;
   retryBaseMs: number;
+  /** EVO_WEBHOOK_ALLOW_CIDRS, read once at start so a bad value stops the worker there. */
+  allowed: readonly Cidr[];
+  /** Tests answer host names themselves; the system resolver otherwise. */
+  resolve?: ResolveHost;
 }
+
+/**
+ * What the delivery log keeps of a failure: a status code and one of these, never the receiver's
+ * words. An open port answering garbage, a closed one and a slow one read alike, so the log cannot
+ * map a network; an address refused by policy is never connected to at all.
+ */
+export const DELIVERY_ERRORS = {
+  refused: "not sent: the address is not one webhooks may reach (see EVO_WEBHOOK_ALLOW_CIDRS)",
+  unreachable: "no HTTP answer from the receiver",
+  status: "the receiver answered with an error status",
+} as const;
 
 const TIMEOUT_MS = 10_000;
 
 /**
- * One delivery attempt: POST the body, record the answer, and schedule the next attempt by the core
- * schedule, or give up. Errors never name the URL: a Slack URL is its own credential.
+ * One delivery attempt: check the address, POST the body to it, record the answer, and schedule the
+ * next attempt by the core schedule, or give up. Errors never name the URL: a Slack URL is its own credential.
  */
 export async function deliver(deps: DeliverDeps, { deliveryId, attempt }: Payload<typeof QueueName.Notify>): Promise<string> {
   const work = await loadDelivery(deps.db, deliveryId);
@@ -30,14 +46,16 @@ export async function deliver(deps: DeliverDeps, { deliveryId, attempt }: Payloa
   }
   let status: number | null = null;
   let error = "";
-  try {
-    const response = await fetch(hook.url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
-    status = response.status;
-    const text = await response.text().catch(() => "");
-    if (!deliveredOk(status)) error = `receiver answered HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ""}`;
-  } catch (cause) {
-    const reason = cause instanceof Error ? ((cause.cause as { code?: string } | undefined)?.code ?? cause.name) : String(cause);
-    error = `could not reach ${new URL(hook.url).origin} (${reason})`;
+  // Checked at every attempt, not only when the webhook was made: what a name resolves to changes.
+  const target = await webhookTarget(hook.url, { allowed: deps.allowed, ...(deps.resolve ? { resolve: deps.resolve } : {}) });
+  if (target.outcome === "refused") error = DELIVERY_ERRORS.refused;
+  else {
+    try {
+      status = await postPinned(hook.url, target, headers, body, TIMEOUT_MS);
+      if (!deliveredOk(status)) error = DELIVERY_ERRORS.status;
+    } catch {
+      error = DELIVERY_ERRORS.unreachable;
+    }
   }
   if (status !== null && deliveredOk(status)) {
     await recordAttempt(deps.db, deliveryId, attempt, { outcome: "delivered", status });

@@ -1,12 +1,11 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { accessRun, protectedProcedure, runIdOfBranch } from "../trpc.ts";
+import { accessBranch, protectedProcedure } from "../trpc.ts";
 import { llmSpend } from "./llm-spend.ts";
 
 export const branchRouter = {
   byId: protectedProcedure.input(z.object({ branchId: z.string().min(1) })).query(async ({ ctx, input }) => {
-    const runId = await runIdOfBranch(ctx.db, input.branchId);
-    const { role } = await accessRun(ctx, runId);
+    const { runId, role } = await accessBranch(ctx, input.branchId);
     const branch = await ctx.db.branch.findUniqueOrThrow({
       where: { id: input.branchId },
       select: {

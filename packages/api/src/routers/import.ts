@@ -6,6 +6,7 @@ import { importJob, importSummary, importTarget, type ImportTarget } from "@evot
 import { branchLabeler, ingestLines, storedCursor, writeTrainerMetrics } from "@evotrainer/db/ingest";
 import { QueueName } from "@evotrainer/queue";
 import { decidingOrganization } from "../auth/deciding-organization.ts";
+import { TRPC_BODY_LIMIT_BYTES } from "../input/body-limit.ts";
 import { requireRunRole, runIdOfBranch, userProcedure, type Context } from "../trpc.ts";
 import { parsedRunConfig } from "./run-remote.ts";
 
@@ -53,7 +54,7 @@ export const importRouter = {
       try {
         if ("branchId" in input.into) {
           const runId = await runIdOfBranch(ctx.db, input.into.branchId);
-          await requireRunRole(ctx, runId, "approver");
+          await requireRunRole(ctx, runId, "approver", "branch");
           const branch = await ctx.db.branch.findUniqueOrThrow({ where: { id: input.into.branchId }, select: { version: true } });
           const { config } = await branchLabeler(ctx.db, input.into.branchId);
           const job = await importJob(ctx.db, { branchId: input.into.branchId, externalId: `import:${input.dir}`, adapter: config.adapter, message: `imported from ${input.dir}` });
@@ -84,6 +85,8 @@ export const importRouter = {
    * (`cursor_moved`) when another upload moved it meanwhile; the CLI goes on from there.
    */
   append: userProcedure
+    // A line is stored as it was read (invalid UTF-8 flagged); a batch is about 2 MB of lines.
+    .meta({ rawText: { path: /^lines\.\d+\.text$/, maxLength: TRPC_BODY_LIMIT_BYTES } })
     .input(
       z.object({
         ...sourceOfJob,

@@ -9,13 +9,16 @@ import {
   createPasswordReset,
   findInvitation,
   findPasswordReset,
+  invitedAccount,
   listMembers,
   removeMember,
+  type Database,
   type MemberRefusal,
+  type Role,
 } from "@evotrainer/db";
-import { hashPassword } from "../auth/password.ts";
+import { hashPassword, verifyPassword } from "../auth/password.ts";
 import { newSecretToken, sha256Hex } from "../auth/secret-token.ts";
-import { linkProcedure, organizationAdminProcedure, requireOrganizationRole, userProcedure } from "../trpc.ts";
+import { linkProcedure, organizationAdminProcedure, requireOrganizationRole, userProcedure, type Context } from "../trpc.ts";
 
 export const INVITATION_TOKEN_PREFIX = "evi";
 export const PASSWORD_RESET_TOKEN_PREFIX = "evr";
@@ -26,8 +29,40 @@ const password = z.string().min(8, { error: "a password needs at least 8 charact
 const hours = z.number().positive().max(24 * 30);
 
 function refused(refusal: MemberRefusal): never {
-  const code = refusal.reason === "not_member" ? "NOT_FOUND" : refusal.reason === "already_member" ? "CONFLICT" : refusal.reason === "last_admin" ? "PRECONDITION_FAILED" : "UNAUTHORIZED";
+  const codes: Partial<Record<MemberRefusal["reason"], TRPCError["code"]>> = {
+    not_member: "NOT_FOUND",
+    already_member: "CONFLICT",
+    last_admin: "PRECONDITION_FAILED",
+    needs_name: "BAD_REQUEST",
+    not_yours: "FORBIDDEN",
+  };
+  const code = codes[refusal.reason] ?? "UNAUTHORIZED";
   throw new TRPCError({ code, message: refusal.message });
+}
+
+/**
+ * The account's id when the caller is it: signed in as it, or holding its current password (refused
+ * while the account is locked out, and a wrong one counts as a failed sign-in). Null otherwise.
+ */
+async function provenAccount(ctx: Context, account: { userId: string; passwordHash: string | null }, given: string | undefined): Promise<string | null> {
+  const principal = await ctx.principal();
+  if (principal?.kind === "user" && principal.userId === account.userId) return account.userId;
+  if (!given || !account.passwordHash) return null;
+  const { email } = await ctx.db.user.findUniqueOrThrow({ where: { id: account.userId }, select: { email: true } });
+  const seconds = await ctx.passwordGuard.lockedForSeconds(email);
+  if (seconds > 0) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `This account is locked after too many wrong passwords; try again in ${Math.ceil(seconds / 60)} min.` });
+  if (await verifyPassword({ hash: account.passwordHash, password: given })) return account.userId;
+  await ctx.passwordGuard.recordFailure(email);
+  return null;
+}
+
+/** A new invitation link; the only time the link leaves the server. */
+export async function inviteByLink(db: Database, input: { organizationId: string; inviterId: string; email: string; role: Role; expiresInHours: number }) {
+  const token = newSecretToken(INVITATION_TOKEN_PREFIX);
+  const expiresAt = new Date(Date.now() + input.expiresInHours * 3_600_000);
+  const created = await createInvitation(db, { organizationId: input.organizationId, email: input.email, role: input.role, inviterId: input.inviterId, tokenHash: sha256Hex(token), expiresAt });
+  if (created.outcome === "refused") refused(created);
+  return { invitationId: created.invitationId, email: input.email.toLowerCase(), role: input.role, expiresAt, path: `/invite/${token}` };
 }
 
 const invitationLink = linkProcedure((db, tokenHash) => findInvitation(db, tokenHash, new Date()));
@@ -47,14 +82,7 @@ export const memberRouter = {
 
   invite: organizationAdminProcedure
     .input(z.object({ email: z.email({ error: "give the invitee's email address" }).max(320), role, expiresInHours: hours.default(72) }))
-    .mutation(async ({ ctx, input }) => {
-      const token = newSecretToken(INVITATION_TOKEN_PREFIX);
-      const expiresAt = new Date(Date.now() + input.expiresInHours * 3_600_000);
-      const created = await createInvitation(ctx.db, { organizationId: ctx.organizationId, email: input.email, role: input.role, inviterId: ctx.userId, tokenHash: sha256Hex(token), expiresAt });
-      if (created.outcome === "refused") refused(created);
-      // The only time the link leaves the server.
-      return { invitationId: created.invitationId, email: input.email.toLowerCase(), role: input.role, expiresAt, path: `/invite/${token}` };
-    }),
+    .mutation(({ ctx, input }) => inviteByLink(ctx.db, { ...input, organizationId: ctx.organizationId, inviterId: ctx.userId })),
 
   cancelInvitation: organizationAdminProcedure.input(z.object({ invitationId: z.string().min(1) })).mutation(async ({ ctx, input }) => {
     if (!(await cancelInvitation(ctx.db, ctx.organizationId, input.invitationId))) throw new TRPCError({ code: "NOT_FOUND", message: "no pending invitation with that id" });
@@ -76,24 +104,49 @@ export const memberRouter = {
   createPasswordReset: organizationAdminProcedure.input(z.object({ userId: z.string().min(1), expiresInHours: hours.default(24) })).mutation(async ({ ctx, input }) => {
     const token = newSecretToken(PASSWORD_RESET_TOKEN_PREFIX);
     const expiresAt = new Date(Date.now() + input.expiresInHours * 3_600_000);
-    const created = await createPasswordReset(ctx.db, { organizationId: ctx.organizationId, userId: input.userId, tokenHash: sha256Hex(token), expiresAt });
+    const created = await createPasswordReset(ctx.db, { organizationId: ctx.organizationId, userId: input.userId, adminId: ctx.userId, tokenHash: sha256Hex(token), expiresAt });
     if (created.outcome === "refused") refused(created);
     return { email: created.email, expiresAt, path: `/reset-password/${token}` };
   }),
 
-  /** What an invitation link offers, for the page it opens; 401 with the reason when it no longer works. */
+  /**
+   * What an invitation link offers, for the page it opens; 401 with the reason when it no longer works.
+   * Whether the email has an account is not said (the admin who made the link may open it too); only
+   * whether the caller is signed in as the invited email, so the page can offer to join at once.
+   */
   invitation: invitationLink.query(async ({ ctx }) => {
     const found = await findInvitation(ctx.db, ctx.tokenHash, new Date());
     if (found.outcome === "refused") refused(found);
-    return { organizationName: found.organizationName, email: found.email, role: found.role, existingAccount: found.existingAccount };
+    const account = await invitedAccount(ctx.db, ctx.tokenHash);
+    const principal = await ctx.principal();
+    const signedInAsInvitee = account !== null && principal?.kind === "user" && principal.userId === account.userId;
+    return { organizationName: found.organizationName, email: found.email, role: found.role, signedInAsInvitee };
   }),
 
-  /** Signs up through an invitation: the only way an account is made outside the CLI. */
-  acceptInvitation: invitationLink.input(z.object({ name: z.string().trim().min(1, { error: "give your name" }).max(100), password })).mutation(async ({ ctx, input }) => {
-    const accepted = await acceptInvitation(ctx.db, { tokenHash: ctx.tokenHash, name: input.name, passwordHash: await hashPassword(input.password), now: new Date() });
-    if (accepted.outcome === "refused") refused(accepted);
-    return { email: accepted.email, role: accepted.role, existingAccount: accepted.existingAccount };
-  }),
+  /**
+   * Joins through an invitation. A new email gets an account with the name and password given (the
+   * only way an account is made outside the CLI). An email that already has an account joins only
+   * when the caller proves to be it: signed in as it, or with its current password. Wrong passwords
+   * count toward the account's sign-in lockout, as on the sign-in page.
+   */
+  acceptInvitation: invitationLink
+    .input(z.object({ name: z.string().trim().max(100).optional(), password: z.string().max(128).optional() }))
+    .mutation(async ({ ctx, input }) => {
+      const account = await invitedAccount(ctx.db, ctx.tokenHash);
+      let provenUserId: string | null = null;
+      let passwordHash: string | null = null;
+      if (account) {
+        provenUserId = await provenAccount(ctx, account, input.password);
+      } else {
+        if (!input.name) throw new TRPCError({ code: "BAD_REQUEST", message: "name: give your name to create your account." });
+        const chosen = password.safeParse(input.password ?? "");
+        if (!chosen.success) throw new TRPCError({ code: "BAD_REQUEST", message: "password: choose a password of at least 8 characters." });
+        passwordHash = await hashPassword(chosen.data);
+      }
+      const accepted = await acceptInvitation(ctx.db, { tokenHash: ctx.tokenHash, name: input.name ?? null, passwordHash, provenUserId, now: new Date() });
+      if (accepted.outcome === "refused") refused(accepted);
+      return { email: accepted.email, role: accepted.role, existingAccount: accepted.existingAccount };
+    }),
 
   passwordReset: passwordResetLink.query(async ({ ctx }) => {
     const found = await findPasswordReset(ctx.db, ctx.tokenHash, new Date());

@@ -1,6 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { createTestDelivery, createWebhook, deleteWebhook, listDeliveries, listWebhooks, masterKeyOrLocal, webhookInputSchema } from "@evotrainer/db";
+import { createTestDelivery, createWebhook, deleteWebhook, listDeliveries, listWebhooks, masterKeyOrLocal, webhookAllowList, webhookInputSchema, webhookTarget } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { userProcedure } from "../trpc.ts";
 
@@ -20,6 +20,9 @@ export const notificationRouter = {
 
   /** Returns a generic webhook's signing secret: the only time it leaves the server. */
   createWebhook: adminProcedure.input(z.object(webhookInputSchema.shape)).mutation(async ({ ctx, input }) => {
+    // Refused here and again at every delivery (a name may resolve elsewhere by then).
+    const target = await webhookTarget(input.url, { allowed: webhookAllowList() });
+    if (target.outcome === "refused") throw new TRPCError({ code: "BAD_REQUEST", message: target.message });
     try {
       return await createWebhook(ctx.db, ctx.organizationId, { name: input.name, kind: input.kind, url: input.url }, masterKeyOrLocal());
     } catch (error) {

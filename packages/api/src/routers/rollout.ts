@@ -3,7 +3,7 @@ import { z } from "zod";
 import { detectorOf, labelDetectors, LabelReview, searchRolloutIds, Split, UNINDEXED_COUNT_LIMIT, unindexedRollouts, type Database, type Prisma } from "@evotrainer/db";
 import type { Principal } from "../auth/principal.ts";
 import { sealedReleased } from "../auth/sealed-split.ts";
-import { accessRun, protectedProcedure, requireRunRole, runIdOfBranch, userProcedure } from "../trpc.ts";
+import { accessBranch, accessRun, protectedProcedure, requireRunRole, userProcedure } from "../trpc.ts";
 import { int64Id as bigintId, stepNumber } from "./ids.ts";
 
 export const rolloutListInput = z.object({
@@ -32,11 +32,6 @@ export function rolloutWhere(input: z.infer<typeof rolloutListInput>): Prisma.Ro
       : {}),
     ...(input.cursor ? { id: { gt: BigInt(input.cursor) } } : {}),
   };
-}
-
-async function accessBranch(ctx: Parameters<typeof accessRun>[0], branchId: string) {
-  const runId = await runIdOfBranch(ctx.db, branchId);
-  return { runId, ...(await accessRun(ctx, runId)) };
 }
 
 const SEALED_HIDDEN = "a share link does not see the sealed split until the run's sealed evaluation is released";
@@ -101,7 +96,7 @@ export const rolloutRouter = {
       },
     });
     if (!rollout) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
-    const { role } = await accessRun(ctx, rollout.runId);
+    const { role } = await accessRun(ctx, rollout.runId, "rollout");
     if (rollout.split === "sealed" && (await sealedAccess(ctx, rollout.runId)) !== "full") throw new TRPCError({ code: "FORBIDDEN", message: SEALED_SCORES_ONLY });
     const detectors = await labelDetectors(ctx.db, rollout.labels);
     return { ...rollout, labels: rollout.labels.map((l) => ({ ...l, detector: detectorOf(detectors, l) })), role };
@@ -111,7 +106,7 @@ export const rolloutRouter = {
   compare: protectedProcedure.input(z.object({ rolloutId: bigintId, otherBranchId: z.string().min(1) })).query(async ({ ctx, input }) => {
     const rollout = await ctx.db.rollout.findUnique({ where: { id: BigInt(input.rolloutId) }, select: { runId: true, taskId: true, split: true } });
     if (!rollout) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
-    await accessRun(ctx, rollout.runId);
+    await accessRun(ctx, rollout.runId, "rollout");
     if (rollout.split === "sealed" && (await sealedAccess(ctx, rollout.runId)) !== "full") throw new TRPCError({ code: "FORBIDDEN", message: SEALED_SCORES_ONLY });
     const other = await ctx.db.branch.findUnique({ where: { id: input.otherBranchId }, select: { runId: true, version: true } });
     if (other?.runId !== rollout.runId) throw new TRPCError({ code: "NOT_FOUND", message: "branch not found in this run" });
@@ -147,7 +142,7 @@ export const rolloutRouter = {
   reviewLabel: userProcedure.input(z.object({ labelId: bigintId, review: z.enum(LabelReview) })).mutation(async ({ ctx, input }) => {
     const label = await ctx.db.rolloutLabel.findUnique({ where: { id: BigInt(input.labelId) }, select: { rollout: { select: { runId: true } } } });
     if (!label) throw new TRPCError({ code: "NOT_FOUND", message: "label not found" });
-    await requireRunRole(ctx, label.rollout.runId, "approver");
+    await requireRunRole(ctx, label.rollout.runId, "approver", "label");
     return ctx.db.rolloutLabel.update({
       where: { id: BigInt(input.labelId) },
       data: { review: input.review, reviewedById: ctx.userId, reviewedAt: new Date() },

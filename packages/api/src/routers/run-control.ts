@@ -34,7 +34,7 @@ export const runControlRouter = {
   cancelJob: userProcedure.input(z.object({ jobId: z.string().min(1) })).mutation(async ({ ctx, input }) => {
     const job = await ctx.db.job.findUnique({ where: { id: input.jobId }, select: { branch: { select: { runId: true } } } });
     if (!job) throw new TRPCError({ code: "NOT_FOUND", message: "job not found" });
-    await requireRunRole(ctx, job.branch.runId, "approver");
+    await requireRunRole(ctx, job.branch.runId, "approver", "job");
     const outcome = await requestJobCancel(ctx.db, { jobId: input.jobId, userId: ctx.userId });
     if (outcome.outcome === "refused") throw new TRPCError({ code: "PRECONDITION_FAILED", message: outcome.message });
     if (outcome.outcome === "already") return { changed: false, message: outcome.message };

@@ -35,7 +35,7 @@ export const shareLinkRouter = {
   revoke: userProcedure.input(z.object({ id: z.string().min(1) })).mutation(async ({ ctx, input }) => {
     const link = await ctx.db.shareLink.findUnique({ where: { id: input.id }, select: { runId: true, revokedAt: true } });
     if (!link) throw new TRPCError({ code: "NOT_FOUND", message: "share link not found" });
-    await requireRunRole(ctx, link.runId, "approver");
+    await requireRunRole(ctx, link.runId, "approver", "share link");
     return ctx.db.shareLink.update({ where: { id: input.id }, data: { revokedAt: link.revokedAt ?? new Date() }, select: { id: true, revokedAt: true } });
   }),
 

@@ -16,12 +16,14 @@ export {
   createPasswordReset,
   findInvitation,
   findPasswordReset,
+  invitedAccount,
   listMembers,
   removeMember,
   type MemberRefusal,
   type MemberRow,
   type PendingInvitation,
 } from "./members.ts";
+export { createOrganization, INSTALLATION_ADMIN_ROLE, isInstallationAdmin, listOrganizations, slugOf, type OrganizationSummary } from "./organizations.ts";
 export {
   createWebhook, listWebhooks, deleteWebhook, openWebhook, enqueueNotification, writeOutbox, relayOutbox, createTestDelivery, loadDelivery, recordAttempt, pendingDeliveries, listDeliveries, webhookInputSchema,
   type WebhookInput, type WebhookSummary, type OpenedWebhook, type DeliveryWork, type AttemptResult, type DeliveryLogEntry,

@@ -1,6 +1,7 @@
 import { admitLink, admitMembershipChange, type MemberRole } from "@evotrainer/core";
 import type { Database } from "../client.ts";
 import type { Tx } from "./events.ts";
+import { INSTALLATION_ADMIN_ROLE } from "./organizations.ts";
 
 /** Verification rows that hold password-reset links: the identifier carries the token's hash, the value the user. */
 const RESET_PREFIX = "password-reset:";
@@ -21,7 +22,11 @@ export interface PendingInvitation {
   createdAt: Date;
 }
 
-export type MemberRefusal = { outcome: "refused"; reason: "last_admin" | "not_member" | "already_member" | "invalid_link" | "used" | "expired"; message: string };
+export type MemberRefusal = {
+  outcome: "refused";
+  reason: "last_admin" | "not_member" | "already_member" | "invalid_link" | "used" | "expired" | "needs_proof" | "needs_name" | "not_yours";
+  message: string;
+};
 
 /** The organization's members, admins first, and its invitations still waiting to be used. */
 export async function listMembers(db: Database, organizationId: string, now: Date): Promise<{ members: MemberRow[]; invitations: PendingInvitation[] }> {
@@ -65,28 +70,40 @@ export async function cancelInvitation(db: Database, organizationId: string, inv
   return moved.count > 0;
 }
 
-/** What an invitation link offers (organization, email, role), or why it no longer works. */
+/**
+ * What an invitation link offers (organization, email, role), or why it no longer works. It says
+ * nothing of whether the email has an account: whoever holds the link (the inviting admin too) would learn it.
+ */
 export async function findInvitation(
   db: Database,
   tokenHash: string,
   now: Date,
-): Promise<{ outcome: "valid"; organizationName: string; email: string; role: MemberRole; existingAccount: boolean } | MemberRefusal> {
+): Promise<{ outcome: "valid"; organizationName: string; email: string; role: MemberRole } | MemberRefusal> {
   const invitation = await db.invitation.findUnique({ where: { tokenHash }, include: { organization: { select: { name: true } } } });
   if (!invitation || invitation.status === "canceled") return invalidLink("invitation");
   const admission = admitLink({ used: invitation.status !== "pending", expiresAt: invitation.expiresAt, now, what: "invitation" });
   if (admission.outcome === "refused") return admission;
-  const existing = await db.user.findUnique({ where: { email: invitation.email }, select: { id: true } });
-  return { outcome: "valid", organizationName: invitation.organization.name, email: invitation.email, role: invitation.role ?? "viewer", existingAccount: existing !== null };
+  return { outcome: "valid", organizationName: invitation.organization.name, email: invitation.email, role: invitation.role ?? "viewer" };
+}
+
+/** The account an invitation's email already has, with its password hash, for the caller to check proof against. */
+export async function invitedAccount(db: Database, tokenHash: string): Promise<{ userId: string; passwordHash: string | null } | null> {
+  const invitation = await db.invitation.findUnique({ where: { tokenHash }, select: { email: true } });
+  if (!invitation) return null;
+  const user = await db.user.findUnique({ where: { email: invitation.email }, select: { id: true, accounts: { where: { providerId: "credential" }, select: { password: true } } } });
+  return user ? { userId: user.id, passwordHash: user.accounts[0]?.password ?? null } : null;
 }
 
 /**
- * Uses an invitation link once: creates the person's account with the password they chose (or, when
- * the email already has an account, keeps its password) and the membership with the invited role.
- * The invitation row is locked, so two submissions of one link make one account.
+ * Uses an invitation link once: creates the person's account with the name and password they chose,
+ * or, when the email already has an account, adds that account only if the caller proved to be it
+ * (`provenUserId`: signed in as it, or its current password). The link alone never adds an existing
+ * account: whoever made the link could otherwise take the account over. The invitation row is
+ * locked, so two submissions of one link make one account.
  */
 export async function acceptInvitation(
   db: Database,
-  input: { tokenHash: string; name: string; passwordHash: string; now: Date },
+  input: { tokenHash: string; name: string | null; passwordHash: string | null; provenUserId: string | null; now: Date },
 ): Promise<{ outcome: "accepted"; userId: string; email: string; role: MemberRole; organizationId: string; existingAccount: boolean } | MemberRefusal> {
   return db.$transaction(async (tx) => {
     const [row] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "Invitation" WHERE "tokenHash" = ${input.tokenHash} FOR UPDATE`;
@@ -96,7 +113,11 @@ export async function acceptInvitation(
     if (admission.outcome === "refused") return admission;
     const role = invitation.role ?? "viewer";
     const existing = await tx.user.findUnique({ where: { email: invitation.email }, select: { id: true } });
-    const userId = existing?.id ?? (await createCredentialUser(tx, { email: invitation.email, name: input.name, passwordHash: input.passwordHash }));
+    if (existing && existing.id !== input.provenUserId) {
+      return { outcome: "refused", reason: "needs_proof", message: `To join with the account of ${invitation.email}, sign in as it first or type its current password.` };
+    }
+    if (!existing && (!input.name || !input.passwordHash)) return { outcome: "refused", reason: "needs_name", message: "name: give your name to create your account." };
+    const userId = existing?.id ?? (await createCredentialUser(tx, { email: invitation.email, name: input.name!, passwordHash: input.passwordHash! }));
     await tx.membership.upsert({
       where: { organizationId_userId: { organizationId: invitation.organizationId, userId } },
       update: {},
@@ -133,8 +154,9 @@ export async function changeMemberRole(db: Database, input: { organizationId: st
 }
 
 /**
- * Removes a member from the organization; the last admin stays. A person left in no organization
- * also loses their sessions and API keys: nothing they hold opens anything any more.
+ * Removes a member from the organization; the last admin stays. The share links they made for the
+ * organization's runs are revoked: a link outliving its maker's access would keep the run open to
+ * whoever holds it. A person left in no organization also loses their sessions and API keys.
  */
 export async function removeMember(db: Database, input: { organizationId: string; userId: string }): Promise<{ outcome: "removed"; email: string } | MemberRefusal> {
   return db.$transaction(async (tx) => {
@@ -142,6 +164,7 @@ export async function removeMember(db: Database, input: { organizationId: string
     const admission = admitMembershipChange({ current, next: null, adminCount });
     if (admission.outcome === "refused") return admission;
     await tx.membership.delete({ where: { organizationId_userId: { organizationId: input.organizationId, userId: input.userId } } });
+    await tx.shareLink.updateMany({ where: { createdById: input.userId, revokedAt: null, run: { organizationId: input.organizationId } }, data: { revokedAt: new Date() } });
     if ((await tx.membership.count({ where: { userId: input.userId } })) === 0) {
       await tx.session.deleteMany({ where: { userId: input.userId } });
       await tx.apiKey.updateMany({ where: { userId: input.userId }, data: { enabled: false } });
@@ -151,17 +174,28 @@ export async function removeMember(db: Database, input: { organizationId: string
   });
 }
 
-/** A password-reset link for a member, replacing any earlier one for them. */
+/**
+ * A password-reset link for a member, replacing any earlier one for them. An account's credentials
+ * are managed where the person belongs: the caller (`adminId`) must administer every organization the
+ * account is in, and only an installation admin resets an installation admin's password.
+ */
 export async function createPasswordReset(
   db: Database,
-  input: { organizationId: string; userId: string; tokenHash: string; expiresAt: Date },
+  input: { organizationId: string; userId: string; adminId: string; tokenHash: string; expiresAt: Date },
 ): Promise<{ outcome: "created"; email: string } | MemberRefusal> {
   return db.$transaction(async (tx) => {
     const member = await tx.membership.findUnique({
       where: { organizationId_userId: { organizationId: input.organizationId, userId: input.userId } },
-      select: { user: { select: { email: true } } },
+      select: { user: { select: { email: true, role: true } } },
     });
     if (!member) return { outcome: "refused", reason: "not_member", message: "this person is not a member of the organization" };
+    if (!(await managesCredentials(tx, input.adminId, input.userId, member.user.role))) {
+      return {
+        outcome: "refused",
+        reason: "not_yours",
+        message: `${member.user.email} also belongs to an organization you do not administer, so only an installation admin can reset their password.`,
+      };
+    }
     await tx.verification.deleteMany({ where: { identifier: { startsWith: RESET_PREFIX }, value: input.userId } });
     await tx.verification.create({ data: { identifier: `${RESET_PREFIX}${input.tokenHash}`, value: input.userId, expiresAt: input.expiresAt } });
     return { outcome: "created", email: member.user.email };
@@ -177,7 +211,18 @@ export async function findPasswordReset(db: Database, tokenHash: string, now: Da
   return user ? { outcome: "valid", email: user.email } : invalidLink("password reset");
 }
 
-/** Uses a reset link once: sets the new password and signs the person out everywhere. */
+/** Whether `adminId` may manage `userId`'s credentials: an installation admin, or an admin of every organization the account is in. */
+async function managesCredentials(tx: Tx, adminId: string, userId: string, targetRole: string | null): Promise<boolean> {
+  const admin = await tx.user.findUnique({ where: { id: adminId }, select: { role: true } });
+  if (admin?.role === INSTALLATION_ADMIN_ROLE) return true;
+  if (targetRole === INSTALLATION_ADMIN_ROLE) return false;
+  const outside = await tx.membership.count({
+    where: { userId, organization: { memberships: { none: { userId: adminId, role: "admin" } } } },
+  });
+  return outside === 0;
+}
+
+/** Uses a reset link once: sets the new password and ends everything the account held: sessions and API keys. */
 export async function completePasswordReset(
   db: Database,
   input: { tokenHash: string; passwordHash: string; now: Date },
@@ -195,6 +240,7 @@ export async function completePasswordReset(
     if (credential) await tx.account.update({ where: { id: credential.id }, data: { password: input.passwordHash } });
     else await tx.account.create({ data: { userId: user.id, accountId: user.id, providerId: "credential", password: input.passwordHash } });
     await tx.session.deleteMany({ where: { userId: user.id } });
+    await tx.apiKey.updateMany({ where: { userId: user.id, enabled: true }, data: { enabled: false } });
     return { outcome: "reset", userId: user.id, email: user.email };
   });
 }

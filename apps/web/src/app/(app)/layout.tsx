@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
+import { INSTALLATION_ADMIN_ROLE } from "@evotrainer/db";
 import { getAuth } from "~/server/auth";
 import { TRPCReactProvider } from "~/trpc/react";
 import { SignOutButton } from "./sign-out-button";
@@ -25,6 +26,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           <a href="/settings/members">Members</a>
           <a href="/settings/api-keys">API keys</a>
           <a href="/settings/notifications">Notifications</a>
+          {(session.user as { role?: string | null }).role === INSTALLATION_ADMIN_ROLE && <a href="/settings/organizations">Organizations</a>}
         </nav>
         <span className="spacer" />
         <span className="muted" data-testid="signed-in-as">

@@ -3,8 +3,12 @@
 import { useState, type FormEvent } from "react";
 import { authClient } from "~/lib/auth-client";
 
-export function SignInForm({ next }: { next: string }) {
-  const [error, setError] = useState<string | null>(null);
+/**
+ * Signs in from the page's script; without it (scripts off, or a submit before hydration) the form
+ * itself posts to /api/sign-in. Never a GET: the password would land in the URL, the history and logs.
+ */
+export function SignInForm({ next, serverError }: { next: string; serverError: string | null }) {
+  const [error, setError] = useState<string | null>(serverError);
   const [pending, setPending] = useState(false);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -19,7 +23,7 @@ export function SignInForm({ next }: { next: string }) {
   }
 
   return (
-    <form className="form" onSubmit={onSubmit}>
+    <form className="form" method="post" action="/api/sign-in" onSubmit={onSubmit}>
       <input type="hidden" name="next" value={next} />
       <label>
         Email

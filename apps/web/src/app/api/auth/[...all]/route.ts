@@ -3,6 +3,7 @@ import { toNextJsHandler } from "better-auth/next-js";
 import { env } from "~/env";
 import { crossSiteWrite } from "~/lib/same-origin";
 import { getAuth } from "~/server/auth";
+import { withBodyLimit } from "~/server/body-limit";
 import { forbidden, internalError } from "~/server/http-errors";
 
 export const dynamic = "force-dynamic";
@@ -21,9 +22,14 @@ function withoutTokens(value: unknown): unknown {
   );
 }
 
-async function handle(req: Request, method: "GET" | "POST"): Promise<Response> {
-  const refused = crossSiteWrite(req.method, req.headers, env.BETTER_AUTH_URL);
+/** Sign-in, password changes and admin calls are small; anything bigger is refused before it is parsed. */
+const AUTH_BODY_LIMIT_BYTES = 64 * 1024;
+
+async function handle(incoming: Request, method: "GET" | "POST"): Promise<Response> {
+  const refused = crossSiteWrite(incoming.method, incoming.headers, env.BETTER_AUTH_URL);
   if (refused) return forbidden(`cross-site request refused: ${refused}`);
+  const req = await withBodyLimit(incoming, AUTH_BODY_LIMIT_BYTES);
+  if (req instanceof Response) return req;
   const requestId = randomUUID();
   let response: Response;
   try {
@@ -37,7 +43,10 @@ async function handle(req: Request, method: "GET" | "POST"): Promise<Response> {
     return internalError(requestId);
   }
   if (!response.headers.get("content-type")?.includes("application/json")) return response;
-  const body = withoutTokens(await response.json());
+  // Refusals (401 from an admin endpoint without a session) may come with no body at all.
+  const text = await response.text();
+  if (!text) return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
+  const body = withoutTokens(JSON.parse(text));
   const headers = new Headers(response.headers);
   headers.delete("content-length");
   return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });

@@ -1,15 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { appRouter } from "@evotrainer/api";
+import { appRouter, TRPC_BODY_LIMIT_BYTES } from "@evotrainer/api";
 import { env } from "~/env";
 import { crossSiteWrite } from "~/lib/same-origin";
+import { withBodyLimit } from "~/server/body-limit";
 import { forbidden } from "~/server/http-errors";
 import { contextFor } from "~/server/trpc-context";
 
-const handler = (req: Request) => {
+const handler = async (incoming: Request) => {
   // Mutations are POSTs; a page of another site must not make one with the user's cookies.
-  const refused = crossSiteWrite(req.method, req.headers, env.BETTER_AUTH_URL);
+  const refused = crossSiteWrite(incoming.method, incoming.headers, env.BETTER_AUTH_URL);
   if (refused) return forbidden(`cross-site request refused: ${refused}`);
+  const req = await withBodyLimit(incoming, TRPC_BODY_LIMIT_BYTES);
+  if (req instanceof Response) return req;
   const requestId = randomUUID();
   return fetchRequestHandler({
     endpoint: "/api/trpc",
