@@ -78,9 +78,9 @@ export const MATH_DETECTORS: readonly DetectorDefinition[] = [
   {
     id: "math.wrong_answer",
     label: "wrong_answer",
-    version: 1,
+    version: 2,
     domains: ["math"],
-    description: "The final answer differs from the ground truth's (numerically when both are numbers); a missing answer is wrong.",
+    description: "The final answer differs from the ground truth's (numerically when both are numbers; 10\\% and 10% are the number 10); a missing answer is wrong.",
     when: "ground_truth != '' && !answer_equals(final_answer(response), final_answer(ground_truth) != '' ? final_answer(ground_truth) : ground_truth)",
     evidence: "{'answer': final_answer(response), 'expected': final_answer(ground_truth) != '' ? final_answer(ground_truth) : ground_truth}",
     cases: {
@@ -94,6 +94,7 @@ export const MATH_DETECTORS: readonly DetectorDefinition[] = [
         { name: "thousands separator and dollars", rollout: { response: "A: $1,000", groundTruth: "1000" } },
         { name: "decimal form", rollout: { response: "#### 18.0", groundTruth: `${SOLUTION}\nA: 18` } },
         { name: "fraction", rollout: { response: "\\boxed{\\frac{1}{2}}", groundTruth: "0.5" } },
+        { name: "a percent against its number", rollout: { response: "The discount is \\boxed{10\\%}.", groundTruth: "10" } },
         { name: "no ground truth", rollout: { response: "A: 3" } },
       ],
     },
