@@ -18,7 +18,8 @@ test.afterAll(() => db.$disconnect());
 test("a label's evidence is marked inside a real SWE trajectory, and the branch page shows no raw JSON", async ({ page }) => {
   const lines = gunzipSync(readFileSync("tests/fixtures/real/mini-swe-agent-gemini-3-pro-dev150.jsonl.gz")).toString("utf8").trim().split("\n");
   const file = join(mkdtempSync(join(tmpdir(), "evo-e2e-swe-")), `swe-${Date.now()}.jsonl`);
-  writeFileSync(file, `${lines.slice(0, 12).join("\n")}\n`);
+  // Tool errors that count (v4: after the first edit, not the bug reproduced) start at the 16th trajectory.
+  writeFileSync(file, `${lines.slice(0, 16).join("\n")}\n`);
   const imported = await runCli(["import", "mini-swe-agent", file, "--json"], { DATABASE_URL: process.env.DATABASE_URL! });
   expect(imported.code, imported.stderr).toBe(0);
   const { runId, branchId } = JSON.parse(imported.stdout) as { runId: string; branchId: string };

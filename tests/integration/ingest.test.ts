@@ -174,7 +174,7 @@ describe("labelled ingest: the math catalog runs on each batch before it is stor
     expect(labels.map((l) => `${l.rollout.uid}:${l.label}`)).toEqual(["2-t1-1:wrong_answer", "2-t1-2:format_error", "2-t1-2:truncated", "2-t1-2:wrong_answer"]);
     expect(labels[0]!.evidence).toMatchObject({ answer: "27", expected: "18" });
     // The label names its harness version's own Detector row.
-    expect(await db.detector.findUniqueOrThrow({ where: { id: labels[0]!.detectorId } })).toMatchObject({ key: "math.wrong_answer", version: 1 });
+    expect(await db.detector.findUniqueOrThrow({ where: { id: labels[0]!.detectorId } })).toMatchObject({ key: "math.wrong_answer", version: 2 });
 
     const texts = await db.rollout.findMany({ where: { branchId: branch.id }, orderBy: { uid: "asc" }, select: { uid: true, response: true } });
     expect(texts.map((t) => t.response !== null)).toEqual([false, true, true]);

@@ -1,3 +1,5 @@
+import { isDeadGroup } from "./dead-group.ts";
+
 const EPS = 1e-6;
 
 /**
@@ -7,7 +9,8 @@ const EPS = 1e-6;
  */
 export function groupAdvantages(rewards: readonly number[], scaleByStd: boolean): number[] {
   const n = rewards.length;
-  if (n < 2) return rewards.map(() => 0);
+  // Equal rewards carry no signal; float arithmetic would leave each a residue of ~1e-17 / (sd + EPS).
+  if (n < 2 || isDeadGroup(rewards)) return rewards.map(() => 0);
   let sum = 0;
   for (const r of rewards) sum += r;
   const m = sum / n;

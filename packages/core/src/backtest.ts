@@ -1,5 +1,6 @@
 import type { Rollout } from "@evotrainer/contract";
 import { groupAdvantages } from "./advantages.ts";
+import { isDeadGroup } from "./dead-group.ts";
 import type { Label } from "./harness/detector.ts";
 import type { EffectDirection, Intervention } from "./intervention.ts";
 import type { Recipe } from "./recipe.ts";
@@ -107,7 +108,7 @@ export function backtest(input: BacktestInput): BacktestReport {
       }
       const passRate = passes / g.idx.length;
       const rewards = live.map((i) => reward[i]!);
-      const dead = live.length >= 2 && std(rewards) === 0;
+      const dead = isDeadGroup(rewards);
       const outOfCurriculum = curriculum.enabled && (passRate < curriculum.minPassRate || passRate > curriculum.maxPassRate);
       if ((dynamicSampling.enabled && dead) || outOfCurriculum || live.length === 0) {
         filteredGroups++;

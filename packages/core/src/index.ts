@@ -51,6 +51,7 @@ export { healthReport, critFindings, type HealthReport, type Finding, type Level
 export { DETECTOR_CATALOG, MATH_DETECTORS, CODE_DETECTORS, SWE_DETECTORS } from "./catalog/index.ts";
 
 export { groupAdvantages } from "./advantages.ts";
+export { isDeadGroup } from "./dead-group.ts";
 export { overlongPenalty, recipeScore, rescore } from "./reward-shaping.ts";
 export { backtest, type BacktestInput, type BacktestReport, type Prediction, type AdvantagePair } from "./backtest.ts";
 

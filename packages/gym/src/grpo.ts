@@ -1,4 +1,4 @@
-import { groupAdvantages, type Recipe } from "@evotrainer/core";
+import { groupAdvantages, isDeadGroup as isDeadRewards, type Recipe } from "@evotrainer/core";
 import { addEntropyGrad, addKlGrad, addLogProbGrad, klToReference, logProb, type Policy } from "./policy.ts";
 import type { Sample } from "./sampling.ts";
 
@@ -38,8 +38,7 @@ function live(group: readonly Sample[]): Sample[] {
 
 /** A group with zero reward variance: GRPO gives it no signal. */
 export function isDeadGroup(group: readonly Sample[]): boolean {
-  const rs = live(group).map((s) => s.reward);
-  return rs.length >= 2 && rs.every((r) => r === rs[0]);
+  return isDeadRewards(live(group).map((s) => s.reward));
 }
 
 /** Sets each live sample's advantage under the recipe's estimator. */

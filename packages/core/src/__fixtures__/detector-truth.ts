@@ -2,6 +2,7 @@
 // (math, code) and adapters (swe) tests. Reads the truth file, so never import it from non-test source.
 import { readFileSync } from "node:fs";
 import type { DetectorDefinition } from "../harness/detector.ts";
+import { informativeness, type Informativeness } from "../label-quality/informativeness.ts";
 
 /** The issue's review size: at least this many flagged and unflagged rollouts per detector, or all there are. */
 export const MIN_REVIEWED = 30;
@@ -62,6 +63,42 @@ export function truthTable(rows: readonly TruthRow[], truth: TruthFile): string 
   for (const r of rows) {
     lines.push(
       `${r.label.padEnd(20)}${String(r.flagged).padStart(7)}${`${r.reviewedFlagged}/${r.reviewedUnflagged}`.padStart(27)}${String(r.positives).padStart(7)}${String(r.tp).padStart(4)}${r.precision.toFixed(2).padStart(11)}${(r.recall === undefined ? "–" : r.recall.toFixed(2)).padStart(8)}${truth.scope?.[r.label] ? `  (${truth.scope[r.label]})` : ""}`,
+    );
+  }
+  return lines.join("\n");
+}
+
+export interface OutcomeRow {
+  label: string;
+  flaggedSucceeded: number;
+  succeeded: number;
+  flaggedFailed: number;
+  failed: number;
+  informativeness: Informativeness;
+}
+
+/** Each label's flag rate among successful and failed rollouts (resolved or not), with core's informativeness. */
+export function outcomeRows(labels: readonly string[], succeeded: ReadonlySet<string>, uids: readonly string[], flaggedBy: (label: string) => Set<string>): OutcomeRow[] {
+  const failed = uids.filter((u) => !succeeded.has(u));
+  return labels.map((label) => {
+    const flagged = flaggedBy(label);
+    const counts = {
+      flaggedSucceeded: [...succeeded].filter((u) => flagged.has(u)).length,
+      succeeded: succeeded.size,
+      flaggedFailed: failed.filter((u) => flagged.has(u)).length,
+      failed: failed.length,
+    };
+    return { label, ...counts, informativeness: informativeness(counts) };
+  });
+}
+
+export function outcomeTable(rows: readonly OutcomeRow[]): string {
+  const pct = (n: number, d: number) => `${n}/${d} (${d === 0 ? "–" : `${Math.round((100 * n) / d)}%`})`;
+  const lines = ["detector            resolved flagged   unresolved flagged   difference [95% CI]    separates"];
+  for (const r of rows) {
+    const i = r.informativeness;
+    lines.push(
+      `${r.label.padEnd(20)}${pct(r.flaggedSucceeded, r.succeeded).padEnd(19)}${pct(r.flaggedFailed, r.failed).padEnd(21)}${`${i.difference.toFixed(2)} [${i.interval[0].toFixed(2)}, ${i.interval[1].toFixed(2)}]`.padEnd(23)}${i.separates}`,
     );
   }
   return lines.join("\n");

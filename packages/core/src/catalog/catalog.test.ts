@@ -5,7 +5,7 @@ import { DETECTOR_CATALOG } from "./index.ts";
 const EXPECTED = {
   math: ["truncated", "format_error", "repetition_loop", "wrong_answer", "empty_response", "language_mix", "tool_error"],
   code: ["compile_error", "runtime_error", "timeout", "wrong_answer", "hardcoded_output"],
-  swe: ["empty_patch", "test_tampering", "git_history_leak", "tool_error", "echo_loop", "no_test_after_edit", "early_abandon"],
+  swe: ["empty_patch", "test_tampering", "git_history_leak", "tool_error", "env_error", "echo_loop", "no_test_after_edit", "early_abandon"],
 };
 
 describe("detector catalog", () => {

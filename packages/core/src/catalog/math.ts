@@ -6,26 +6,33 @@ const LOOP = ORDINALS.map((d, i) => `On the ${d} day the plant will grow ${i + 1
 const SOLUTION = "Janet sells 16 - 3 - 4 = 9 duck eggs a day.\nShe makes 9 * 2 = $18 every day at the farmer's market.";
 
 // A Python error in a tool's output: a traceback, or an "XError: message" line.
+// The text ends as a finished response does: a final answer near its end, or a sentence closed by its
+// punctuation (and any closing quote, bracket, $ or ** after it).
+const ENDS_FINISHED = String.raw`(final_answer(tail(response, 300)) != '' || tail(response, 40).matches(r'[.!?\x{3002}\x{FF01}\x{FF1F}][\x22\x27\x{201D}\x{2019})\]*$]*\s*$'))`;
+
 const PY_ERROR = String.raw`(?m)(Traceback \(most recent call last\)|^\w*(Error|Exception): )`;
 
 export const MATH_DETECTORS: readonly DetectorDefinition[] = [
   {
     id: "math.truncated",
     label: "truncated",
-    version: 2,
+    version: 3,
     domains: ["math"],
-    description: "The response hit the length limit: the data says so (truncated, finish reason length), or, only when the data has no finish reason, it used every token the recipe allows.",
-    when: "truncated || finish_reason == 'length' || (finish_reason == '' && max_response_tokens > 0 && response_tokens >= max_response_tokens)",
-    evidence: "{'finish_reason': finish_reason, 'response_tokens': response_tokens, 'max_response_tokens': max_response_tokens}",
+    description: "The response hit the length limit: the data says so (truncated flag, finish reason length), or, only when the data has no finish reason, it used every token the recipe allows and does not end with a final answer or a finished sentence (token counts of tool-using models include text the model did not write). The evidence names the source that decided.",
+    when: `truncated || finish_reason == 'length' || (finish_reason == '' && max_response_tokens > 0 && response_tokens >= max_response_tokens && !${ENDS_FINISHED})`,
+    evidence: "{'source': truncated ? 'truncated flag' : finish_reason == 'length' ? 'finish_reason' : 'token limit', 'finish_reason': finish_reason, 'response_tokens': response_tokens, 'max_response_tokens': max_response_tokens, 'tail': tail(response, 80)}",
     cases: {
       match: [
         { name: "finish reason length", rollout: { response: "Let me compute 3 + 4 =", finishReason: "length" } },
         { name: "trainer flag", rollout: { response: "Step 1:", truncated: true } },
         { name: "all tokens used", rollout: { response: "Step 1:", responseTokens: 4096 }, context: { maxResponseTokens: 4096 } },
+        { name: "all tokens used, cut mid-sentence after an early answer", rollout: { response: `\\boxed{18} is my guess. ${SOLUTION}\nLet me double-check the ${"eggs and the money she makes ".repeat(20)}and`, responseTokens: 4096 }, context: { maxResponseTokens: 4096 } },
       ],
       noMatch: [
         { name: "stopped early", rollout: { response: `${SOLUTION}\nA: 18`, finishReason: "stop", responseTokens: 120 }, context: { maxResponseTokens: 4096 } },
         { name: "the data says it stopped, whatever the recipe's limit", rollout: { response: `${SOLUTION}\nA: 18`, finishReason: "stop", responseTokens: 4096 }, context: { maxResponseTokens: 1024 } },
+        { name: "no finish reason, all tokens used, ends with a boxed answer", rollout: { response: `${SOLUTION}\nSo the answer is $\\boxed{18}$`, responseTokens: 4096 }, context: { maxResponseTokens: 4096 } },
+        { name: "no finish reason, all tokens used, ends with a finished sentence", rollout: { response: `${SOLUTION}\nShe makes eighteen dollars.`, responseTokens: 4096 }, context: { maxResponseTokens: 4096 } },
       ],
     },
   },
@@ -78,9 +85,9 @@ export const MATH_DETECTORS: readonly DetectorDefinition[] = [
   {
     id: "math.wrong_answer",
     label: "wrong_answer",
-    version: 1,
+    version: 2,
     domains: ["math"],
-    description: "The final answer differs from the ground truth's (numerically when both are numbers); a missing answer is wrong.",
+    description: "The final answer differs from the ground truth's (numerically when both are numbers; 10\\% and 10% are the number 10); a missing answer is wrong.",
     when: "ground_truth != '' && !answer_equals(final_answer(response), final_answer(ground_truth) != '' ? final_answer(ground_truth) : ground_truth)",
     evidence: "{'answer': final_answer(response), 'expected': final_answer(ground_truth) != '' ? final_answer(ground_truth) : ground_truth}",
     cases: {
@@ -94,6 +101,7 @@ export const MATH_DETECTORS: readonly DetectorDefinition[] = [
         { name: "thousands separator and dollars", rollout: { response: "A: $1,000", groundTruth: "1000" } },
         { name: "decimal form", rollout: { response: "#### 18.0", groundTruth: `${SOLUTION}\nA: 18` } },
         { name: "fraction", rollout: { response: "\\boxed{\\frac{1}{2}}", groundTruth: "0.5" } },
+        { name: "a percent against its number", rollout: { response: "The discount is \\boxed{10\\%}.", groundTruth: "10" } },
         { name: "no ground truth", rollout: { response: "A: 3" } },
       ],
     },

@@ -7,16 +7,38 @@ const TEST_FILE = String.raw`(^|/)(test_[^/]*|unittest_[^/]*|[^/]*_tests?|tests|
 // text (an insert only adds; a root-level test_x.py is the agent's own scratch file). It stays inside
 // one call's arguments (canonical JSON: command, new_str, old_str, path, in that order).
 const TEST_EDIT_CALL = String.raw`"command":"(str_replace|delete)"[^\n]*"path":"[^"]*/((test_[^/"]*|[^/"]*_tests?|tests|conftest)\.py|(tests?|testing)/([^/"]*/)*test[^/"]*)"`;
-// Substrings of a call's "name args" text that mark an edit, by any means, and a test run: the
-// runners of real projects, or the agent's own reproduction / verification script run again.
+// Substrings of a call's "name args" text that mark an edit, by any means, and a check: the runners
+// of real projects, the project's own code run (python -m / -c, a reproduction, check or demo script,
+// a docs build, the repository's own runner script), or the agent's verification script run again.
 const EDIT = `['"command":"str_replace"', '"command":"create"', '"command":"insert"', '"command":"edit ', 'edit {', 'insert {', 'apply_patch', 'write_file', 'sed -i', 'cat >', 'cat <<', 'tee ', 'git apply', 'patch -p', '.write(', 'write_text(', 'perl -pi']`;
-const TEST_RUN = `['pytest', 'python -m unittest', 'tox', 'npm test', 'npm run test', 'yarn test', 'go test', 'cargo test', 'run_tests', 'runtests', 'bin/test', 'manage.py test', 'nosetests', 'make test', 'make check', 'mvn test', 'gradle test', 'python test_', 'python3 test_', 'python tests/', 'python3 tests/', 'python repro', 'python3 repro', 'bash repro', 'python verify', 'python3 verify', 'python check', 'python3 check', 'python final_test', 'python3 final_test', 'python run_', 'python3 run_', 'sphinx-build']`;
-// Errors that mean a call failed: the program, module or script is missing, the shell could not parse
-// the command, Python raised, the runner was pointed at nothing, the editor refused the edit, the OS
-// refused, or it ran out of time. A grep with no match (exit 1) or a failing test is the tool working.
-const TOOL_ERROR = String.raw`(?m)(: command not found|: not found$|No module named |can.t open file|syntax error near unexpected token|unexpected EOF while looking for matching|syntax error: unexpected end of file|ERROR: file (or directory )?not found|Your proposed edit has introduced new syntax error|Traceback \(most recent call last\)|^\s*File "[^"]*", line \d+|^\w*(Syntax|Indentation|Import|ModuleNotFound|Name|Attribute|Type|Permission)Error\b|Permission denied|timed out|TimeoutError)`;
+// A script the agent wrote to make its edit, run (python apply_fix.py, edit_x.py, modify_, patch_,
+// update_): its call names no submitted file, the script does.
+const SCRIPT_EDIT = `['python apply_', 'python3 apply_', 'python edit_', 'python3 edit_', 'python fix', 'python3 fix', 'python modify_', 'python3 modify_', 'python patch', 'python3 patch', 'python update_', 'python3 update_']`;
+const TEST_RUN = `['pytest', 'python -m ', 'python3 -m ', 'python -c', 'python3 -c', 'tox', 'npm test', 'npm run test', 'yarn test', 'go test', 'cargo test', 'run_tests', 'runtests', 'bin/test', 'run.sh', 'manage.py test', 'nosetests', 'make test', 'make check', 'make html', 'make docs', 'make -C doc', 'mvn test', 'gradle test', 'python test', 'python3 test', 'python tests/', 'python3 tests/', 'python repro', 'python3 repro', 'bash repro', '/repro', 'python verify', 'python3 verify', 'python check', 'python3 check', 'python final_test', 'python3 final_test', 'python run_', 'python3 run_', 'python demo', 'python3 demo', 'python example', 'python3 example', 'python debug', 'python3 debug', 'sphinx-build']`;
+// The package's own console scripts (pylint x.py, sqlfluff lint, django-admin, sphinx-build), named
+// after the repository of the SWE-bench instance.
+const CONSOLE_SCRIPT = `(swe_repo(task_id) == '' ? [] : ['"command":"' + swe_repo(task_id) + ' ', '&& ' + swe_repo(task_id) + ' ', '; ' + swe_repo(task_id) + ' ', '"command":"' + swe_repo(task_id) + '-', '&& ' + swe_repo(task_id) + '-'])`;
+const EDIT_BY_TOOL = `last_call_on(tool_calls, ${EDIT}, patch_files(patch))`;
+const EDIT_BY_SCRIPT = `(size(patch_files(patch)) > 0 ? last_call(tool_calls, ${SCRIPT_EDIT}) : -1)`;
+const CHECK_RUN = `last_call(tool_calls, ${TEST_RUN})`;
+const CONSOLE_RUN = `last_call(tool_calls, ${CONSOLE_SCRIPT})`;
 // Output of a test runner: its failures are tests failing, not the tool.
 const TEST_REPORT = String.raw`(?m)(^=+ .*(passed|failed|error).* =+$|^FAILED \(|^Ran \d+ tests? in|^OK( \(|$)|^(FAIL|ERROR): test|^E\s{3}|^\s*tests finished: \d+ passed|\[FAIL\]$)`;
+// A failure of the call itself, whatever the data records of its exit status: the shell could not
+// parse the command, the script or the path given to the runner does not exist, the editor refused
+// the edit, `python -m` on a package without __main__, the OS refused, or it ran out of time.
+const CALL_FAILED = String.raw`(?m)(syntax error near unexpected token|unexpected EOF while looking for matching|syntax error: unexpected end of file|can.t open file|ERROR: file (or directory )?not found|Your proposed edit has introduced new syntax error|is a package and cannot be directly executed|Permission denied|timed out|TimeoutError)`;
+// Python raised: counted only where the data says the call failed (a non-zero exit), and only after
+// the agent's first edit: before it, a traceback is the reported bug reproduced.
+const PY_RAISED = String.raw`(?m)(Traceback \(most recent call last\)|^\s*File "[^"]*", line \d+|^[\w.]*(Error|Exception)\b)`;
+// The environment lacks what the call needs: a program (command not found), or a module that is not
+// the agent's own (it never names it as a quoted name, a folder or a .py file): a test runner or
+// library missing from the image.
+const ENV_MISSING = String.raw`(?m)(: command not found|: not found$)`;
+const AGENT_MODULE = `(tool_text.contains("'" + missing_module(r.content) + "'") || tool_text.contains('\\\\"' + missing_module(r.content) + '\\\\"') || tool_text.contains(missing_module(r.content) + '/') || tool_text.contains(missing_module(r.content) + '.py'))`;
+const ENV_FAILURE = `(!r.ok && (r.content.matches(r'${ENV_MISSING}') || (missing_module(r.content) != '' && !${AGENT_MODULE})))`;
+const FIRST_EDIT = `first_call_on(tool_calls, ${EDIT}, patch_files(patch))`;
+const TOOL_FAILURE = `(((!r.ok && r.content.matches(r'${CALL_FAILED}')) || (r.error && r.call >= ${FIRST_EDIT} && ${FIRST_EDIT} >= 0 && r.content.matches(r'${PY_RAISED}'))) && !r.content.matches(r'${TEST_REPORT}') && !${ENV_FAILURE})`;
 
 // Refs beyond the checked-out branch, where a later fix can live. Showing a commit is not in it: a
 // sha found by a plain `git log` of the branch is its own past (seen on real SWE-bench runs).
@@ -106,28 +128,54 @@ export const SWE_DETECTORS: readonly DetectorDefinition[] = [
   {
     id: "swe.tool_error",
     label: "tool_error",
-    version: 3,
+    version: 4,
     domains: ["swe"],
-    description: "A tool call failed in a way that means something: command not found, a Python traceback or error, permission denied, a timeout. A grep with no match, a test runner reporting failing tests, or a script that printed a traceback it caught and exited 0 is not an error.",
-    when: `tool_results.exists(r, !r.ok && r.content.matches(r'${TOOL_ERROR}') && !r.content.matches(r'${TEST_REPORT}'))`,
-    evidence: `{'errors': tool_results.filter(r, !r.ok && r.content.matches(r'${TOOL_ERROR}') && !r.content.matches(r'${TEST_REPORT}')).map(r, r.name + ': ' + tail(r.content, 160))}`,
+    description: "A tool call failed in a way that means something: the shell could not parse the command, the script or path it named does not exist, the editor refused the edit, the OS refused, it timed out; or, once the agent has edited a submitted file, Python raised and the call exited non-zero. Not errors: a grep with no match, a test runner reporting failing tests, a traceback a script caught and exited 0, a traceback before the first edit (the reported bug reproduced), a result whose format records no exit status unless the call itself failed, and a failure of the environment (env_error).",
+    when: `tool_results.exists(r, ${TOOL_FAILURE})`,
+    evidence: `{'errors': tool_results.filter(r, ${TOOL_FAILURE}).map(r, r.name + ': ' + tail(r.content, 160))}`,
     cases: {
       match: [
-        { name: "command not found", rollout: episode([call("bash", { cmd: "pyton x.py" }), result("bash", "bash: pyton: command not found", true)]) },
-        { name: "traceback", rollout: episode([call("bash", { cmd: "python x.py" }), result("bash", '<returncode>1</returncode>\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nImportError: cannot import name y', true)]) },
+        { name: "traceback after the edit", rollout: episode([EDIT_CALL, call("bash", { cmd: "python x.py" }), result("bash", '<returncode>1</returncode>\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nImportError: cannot import name y', true)]) },
         { name: "permission", rollout: episode([EDIT_CALL, result("str_replace_editor", "PermissionError: [Errno 13] Permission denied: 'tests/test_calc.py'", true)]) },
-        { name: "python -m on a missing module", rollout: episode([call("bash", { cmd: "python3 -m pytest tests" }), result("bash", "<returncode>1</returncode>\n/usr/bin/python3: No module named pytest", true)]) },
         { name: "the shell could not parse the command", rollout: episode([call("bash", { cmd: "sed -i '1c\\\n x' a.py" }), result("bash", "<returncode>2</returncode>\nbash: -c: line 17: unexpected EOF while looking for matching `\"'", true)]) },
+        { name: "a script that does not exist", rollout: episode([call("bash", { cmd: "python apply_fix.py" }), result("bash", "<returncode>2</returncode>\npython: can't open file '/testbed/apply_fix.py': [Errno 2] No such file or directory", true)]) },
         { name: "the editor refused an edit", rollout: episode([call("edit", { search: "x", replace: " y" }), { role: "tool", toolName: "edit", content: "Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\nERRORS:\n- E999 IndentationError: unexpected indent" }]) },
         { name: "timeout", rollout: episode([call("bash", { cmd: "python -m pytest" }), result("bash", "The last command <command>python -m pytest</command> timed out and has been killed.", true)]) },
+        { name: "python -m on a package without __main__", rollout: episode([EDIT_CALL, call("bash", { cmd: "python -m django.test" }), result("bash", "<returncode>1</returncode>\n/usr/bin/python3: No module named django.test.__main__; 'django.test' is a package and cannot be directly executed", true)]) },
       ],
       noMatch: [
         { name: "clean run", rollout: episode([TEST_CALL, result("bash", "3 passed")]) },
         { name: "grep with no match", rollout: episode([call("bash", { cmd: "grep -rn foo src" }), result("bash", "<returncode>1</returncode>\n<output>\n</output>", true)]) },
         { name: "failing test", rollout: episode([TEST_CALL, result("bash", "F\n=================================== FAILURES ===================================\nE       assert 1 == 3\n=========================== 1 failed in 0.04s ===========================", true)]) },
-        { name: "a caught traceback printed by a script that exited 0", rollout: episode([call("bash", { cmd: "python repro.py" }), { ...result("bash", '<returncode>0</returncode>\nTraceback (most recent call last):\n  File "repro.py", line 3, in <module>\nTypeError: bad operand', false) }]) },
-        { name: "sympy's runner reporting failing tests", rollout: episode([call("bash", { cmd: "bin/test sympy/core" }), result("bash", '....E..  [FAIL]\n  File "/testbed/sympy/core/tests/test_x.py", line 4, in test_y\nTypeError: z\n tests finished: 6 passed, 1 exceptions, in 0.5 seconds', true)]) },
-        { name: "unittest failure with a traceback", rollout: episode([call("bash", { cmd: "./tests/runtests.py auth" }), result("bash", "F\n======================================================================\nFAIL: test_x (auth.tests.T)\nTraceback (most recent call last):\n  File \"t.py\", line 3\nAssertionError\n----------------------------------------------------------------------\nRan 1 test in 0.001s\n\nFAILED (failures=1)", true)]) },
+        { name: "a caught traceback printed by a script that exited 0", rollout: episode([EDIT_CALL, call("bash", { cmd: "python repro.py" }), { ...result("bash", '<returncode>0</returncode>\nTraceback (most recent call last):\n  File "repro.py", line 3, in <module>\nTypeError: bad operand', false) }]) },
+        { name: "the reported bug reproduced before any edit", rollout: episode([call("bash", { cmd: "python repro.py" }), result("bash", '<returncode>1</returncode>\nTraceback (most recent call last):\n  File "repro.py", line 3, in <module>\nTypeError: bad operand', true), EDIT_CALL]) },
+        { name: "a traceback in a result with no exit status (OpenAI chat)", rollout: episode([EDIT_CALL, call("bash", { cmd: "python repro.py" }), { role: "tool", toolName: "bash", content: 'Traceback (most recent call last):\n  File "repro.py", line 3, in <module>\nTypeError: bad operand' }]) },
+        { name: "a program missing from the image is env_error", rollout: episode([call("bash", { cmd: "ed a.py" }), result("bash", "<returncode>127</returncode>\nbash: line 1: ed: command not found", true)]) },
+        { name: "a module missing from the image is env_error", rollout: episode([EDIT_CALL, call("bash", { cmd: "python3 -m pytest tests" }), result("bash", "<returncode>1</returncode>\n/usr/bin/python3: No module named pytest", true)]) },
+        { name: "sympy's runner reporting failing tests", rollout: episode([EDIT_CALL, call("bash", { cmd: "bin/test sympy/core" }), result("bash", '....E..  [FAIL]\n  File "/testbed/sympy/core/tests/test_x.py", line 4, in test_y\nTypeError: z\n tests finished: 6 passed, 1 exceptions, in 0.5 seconds', true)]) },
+        { name: "unittest failure with a traceback", rollout: episode([EDIT_CALL, call("bash", { cmd: "./tests/runtests.py auth" }), result("bash", "F\n======================================================================\nFAIL: test_x (auth.tests.T)\nTraceback (most recent call last):\n  File \"t.py\", line 3\nAssertionError\n----------------------------------------------------------------------\nRan 1 test in 0.001s\n\nFAILED (failures=1)", true)]) },
+      ],
+    },
+  },
+  {
+    id: "swe.env_error",
+    label: "env_error",
+    version: 1,
+    domains: ["swe"],
+    description: "The environment lacks what a call needed: a program (command not found) or a Python module the agent did not write itself (a test runner or library missing from the image). A fault of the image, not of the agent's use of its tools.",
+    when: `tool_results.exists(r, ${ENV_FAILURE})`,
+    evidence: `{'errors': tool_results.filter(r, ${ENV_FAILURE}).map(r, r.name + ': ' + tail(r.content, 160))}`,
+    cases: {
+      match: [
+        { name: "a program missing from the image", rollout: episode([call("bash", { cmd: "ed a.py" }), result("bash", "<returncode>127</returncode>\nbash: line 1: ed: command not found", true)]) },
+        { name: "the test runner missing from the image", rollout: episode([call("bash", { cmd: "python3 -m pytest tests" }), result("bash", "<returncode>1</returncode>\n/usr/bin/python3: No module named pytest", true)]) },
+        { name: "a library missing from the image", rollout: episode([call("bash", { cmd: "python -c \"import h5py\"" }), result("bash", "<returncode>1</returncode>\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named 'h5py'", true)]) },
+      ],
+      noMatch: [
+        { name: "a clean run", rollout: episode([TEST_CALL, result("bash", "3 passed", false)]) },
+        { name: "the agent's own app it never created", rollout: episode([call("bash", { cmd: "python -c \"settings.configure(INSTALLED_APPS=['reproduce_app'])\"" }), result("bash", "<returncode>1</returncode>\nTraceback (most recent call last):\nModuleNotFoundError: No module named 'reproduce_app'", true)]) },
+        { name: "python -m on a package without __main__", rollout: episode([call("bash", { cmd: "python -m django.test" }), result("bash", "<returncode>1</returncode>\n/usr/bin/python3: No module named django.test.__main__; 'django.test' is a package and cannot be directly executed", true)]) },
+        { name: "a call that worked and printed the words", rollout: episode([call("bash", { cmd: "grep -rn 'No module named' src" }), result("bash", "<returncode>0</returncode>\nsrc/x.py:3: raise ImportError('No module named foo')", false)]) },
       ],
     },
   },
@@ -150,17 +198,19 @@ export const SWE_DETECTORS: readonly DetectorDefinition[] = [
   {
     id: "swe.no_test_after_edit",
     label: "no_test_after_edit",
-    version: 3,
+    version: 4,
     domains: ["swe"],
-    description: "The agent edited a file it submits (an editor, sed -i, cat >, a script naming the file, patch / git apply) and never ran a test runner (pytest, unittest, tox, tests/runtests.py, bin/test, manage.py test, …) or its reproduction or check script after that last edit. Writing a scratch script that is not submitted is not an edit of the solution.",
-    when: `last_call_on(tool_calls, ${EDIT}, patch_files(patch)) >= 0 && last_call(tool_calls, ${TEST_RUN}) < last_call_on(tool_calls, ${EDIT}, patch_files(patch))`,
-    evidence: `{'last_edit': last_call_on(tool_calls, ${EDIT}, patch_files(patch)), 'last_test': last_call(tool_calls, ${TEST_RUN})}`,
+    description: "The agent edited a file it submits (an editor, SWE-agent's edit N:M on the open file, sed -i, cat >, a script naming the file, a script it wrote to edit, patch / git apply) and never checked after that last edit: no test runner (pytest, unittest, tox, tests/runtests.py, bin/test, manage.py test, …), no run of the project's own code (python -m, python -c, the package's console scripts, a reproduction, check or demo script, a docs build, the repository's run.sh). Writing a scratch script that is not submitted is not an edit of the solution.",
+    when: `[${EDIT_BY_TOOL}, ${EDIT_BY_SCRIPT}].exists(e, e > ${CHECK_RUN} && e > ${CONSOLE_RUN})`,
+    evidence: `{'last_edit': ${EDIT_BY_TOOL}, 'last_script_edit': ${EDIT_BY_SCRIPT}, 'last_check': ${CHECK_RUN}, 'last_console_script': ${CONSOLE_RUN}}`,
     cases: {
       match: [
         { name: "edit, no test", rollout: episode([EDIT_CALL]) },
         { name: "test, then edit", rollout: episode([TEST_CALL, EDIT_CALL]) },
         { name: "test, then sed -i", rollout: episode([TEST_CALL, call("bash", { command: "sed -i 's/a - b/a + b/' src/calc.py" })]) },
         { name: "edit by a script", rollout: episode([TEST_CALL, call("bash", { command: "python - <<'EOF'\nopen('src/calc.py','w').write(src)\nEOF" })]) },
+        { name: "test, then a script the agent wrote to edit", rollout: episode([TEST_CALL, call("bash", { command: "python edit_calc.py" })]) },
+        { name: "SWE-agent's edit N:M on the open file, after the test", rollout: episode([call("open", { command: "open src/calc.py" }), TEST_CALL, call("edit", { command: "edit 1:1\nreturn a + b\nend_of_edit" })]) },
       ],
       noMatch: [
         { name: "edit, then test", rollout: episode([EDIT_CALL, TEST_CALL]) },
@@ -168,6 +218,13 @@ export const SWE_DETECTORS: readonly DetectorDefinition[] = [
         { name: "git apply, then bin/test", rollout: episode([call("bash", { command: "git apply fix.diff" }), call("bash", { command: "bin/test sympy/core" })]) },
         { name: "no edit at all", rollout: episode([call("bash", { cmd: "ls" })], "") },
         { name: "a scratch check written after the last test", rollout: episode([EDIT_CALL, TEST_CALL, call("bash", { command: "cat > check_more.py <<'EOF'\nprint(1)\nEOF" })]) },
+        { name: "edit, then python -m on the package", rollout: episode([EDIT_CALL, call("bash", { command: "python -m calc --help" })]) },
+        { name: "edit, then the package's console script", rollout: { ...episode([EDIT_CALL, call("bash", { command: "cd /testbed && calc lint x.py" })]), taskId: "acme__calc-123" } },
+        { name: "edit, then a reproduction script by its path", rollout: episode([EDIT_CALL, call("bash", { command: "python /tmp/reproduce_issue.py" })]) },
+        { name: "edit, then the repository's runner", rollout: episode([EDIT_CALL, call("bash", { command: "./run.sh" })]) },
+        { name: "edit, then a docs build", rollout: episode([EDIT_CALL, call("bash", { command: "cd doc && make html" })]) },
+        { name: "a script edit, then a test", rollout: episode([call("bash", { command: "python apply_fix.py" }), TEST_CALL]) },
+        { name: "SWE-agent's edit N:M on a scratch file not submitted", rollout: episode([TEST_CALL, call("create", { command: "create repro.py" }), call("edit", { command: "edit 1:1\nprint(1)\nend_of_edit" })]) },
       ],
     },
   },

@@ -5,7 +5,9 @@ import { answersEqual, finalAnswer } from "../text/final-answer.ts";
 import { patchChangedFiles, patchFiles } from "../text/patch-files.ts";
 import { ngramRepeatRatio, repeatRun, repeatRunAtLeast } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
-import { lastCall, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
+import { missingModule } from "../text/missing-module.ts";
+import { sweRepo } from "../text/swe-repo.ts";
+import { firstCall, lastCall, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
 import { hasNonSpace, literalPlan, literalVerdict } from "./literal-prefilter.ts";
 import { cachingRe2, re2Span } from "./regex.ts";
 import { startPlan, startVerdict } from "./start-literals.ts";
@@ -80,6 +82,9 @@ export const CLOSURE_HELPERS: Readonly<Record<string, (...a: unknown[]) => unkno
   tool_repeat_run: (l) => BigInt(toolRepeatRun(toolCalls(list(l)))),
   last_call: (l, needles) => BigInt(lastCall(toolCalls(list(l)), strings(needles))),
   last_call_on: (l, needles, files) => BigInt(lastCall(toolCalls(list(l)), strings(needles), strings(files))),
+  first_call_on: (l, needles, files) => BigInt(firstCall(toolCalls(list(l)), strings(needles), strings(files))),
+  missing_module: (s) => missingModule(str(s)),
+  swe_repo: (s) => sweRepo(str(s)),
   patch_files: (s) => patchFiles(str(s)),
   patch_changed_files: (s) => patchChangedFiles(str(s)),
   final_answer: (s) => finalAnswer(str(s)),
@@ -98,7 +103,7 @@ export const CLOSURE_HELPERS: Readonly<Record<string, (...a: unknown[]) => unkno
  */
 const MEMOISED = new Set([
   "ngram_repeat_ratio", "repeat_run", "patch_files", "patch_changed_files", "final_answer", "code_block", "script_mix",
-  "tool_count", "tool_repeat_run", "last_call", "last_call_on",
+  "tool_count", "tool_repeat_run", "last_call", "last_call_on", "first_call_on",
 ]);
 let memoBindings: object | undefined;
 // Bumped for each new rollout: entries of an older one are dropped when next looked at.
@@ -252,6 +257,11 @@ function compileCall(fn: string, target: Fn | undefined, args: Fn[], rawArgs: Ex
     return undefined;
   }
   if (fn === "size" && args.length === 0) return compileCall("size", undefined, [target], [], env);
+  // String tests a rule builds from data (tool_text.contains(module + '/')): substring semantics, as CEL's.
+  if (args.length === 1 && (fn === "contains" || fn === "startsWith" || fn === "endsWith")) {
+    const test = fn === "contains" ? (x: string, y: string) => x.includes(y) : fn === "startsWith" ? (x: string, y: string) => x.startsWith(y) : (x: string, y: string) => x.endsWith(y);
+    return (s) => test(str(target(s)), str(a!(s)));
+  }
   return undefined;
 }
 

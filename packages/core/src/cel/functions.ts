@@ -4,7 +4,9 @@ import { answersEqual, finalAnswer } from "../text/final-answer.ts";
 import { patchChangedFiles, patchFiles } from "../text/patch-files.ts";
 import { ngramRepeatRatio, repeatRun } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
-import { lastCall, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
+import { missingModule } from "../text/missing-module.ts";
+import { sweRepo } from "../text/swe-repo.ts";
+import { firstCall, lastCall, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
 import { re2Span } from "./regex.ts";
 import { STD_FUNCTIONS, type Overload } from "./stdlib.ts";
 import { T } from "./types.ts";
@@ -83,6 +85,25 @@ const HELPERS: readonly Helper[] = [
     func: celFunc("last_call_on", [ANY_LIST, listType(STRING), listType(STRING)], INT, (l, needles, files) =>
       BigInt(lastCall(toolCalls(l), strings(needles), strings(files))),
     ),
+  },
+  {
+    // The first call last_call_on would consider: the first edit of a submitted file, -1 when none.
+    name: "first_call_on",
+    overload: { args: [T.list(T.dyn), T.list(T.string), T.list(T.string)], result: T.int },
+    func: celFunc("first_call_on", [ANY_LIST, listType(STRING), listType(STRING)], INT, (l, needles, files) =>
+      BigInt(firstCall(toolCalls(l), strings(needles), strings(files))),
+    ),
+  },
+  {
+    // The top-level module a Python "No module named x" names, '' when there is none.
+    name: "missing_module",
+    overload: { args: [T.string], result: T.string },
+    func: celFunc("missing_module", [STRING], STRING, (s) => missingModule(s)),
+  },
+  {
+    name: "swe_repo",
+    overload: { args: [T.string], result: T.string },
+    func: celFunc("swe_repo", [STRING], STRING, (s) => sweRepo(s)),
   },
   {
     name: "patch_files",

@@ -1,4 +1,5 @@
 import type { Rollout } from "@evotrainer/contract";
+import { isDeadGroup } from "../dead-group.ts";
 import { groupBy, mean, pearson, std } from "../stats.ts";
 import type { Label } from "./detector.ts";
 
@@ -74,7 +75,7 @@ export function computeMetrics(
   const successes = rollouts.filter((r) => isSuccess(r, invalid, threshold));
   const truncated = rollouts.filter((r) => r.truncated || r.finishReason === "length" || truncatedByLabel.has(r.uid));
   const groups = [...groupBy(rollouts, (r) => r.groupId).values()].filter((g) => g.length >= 2);
-  const dead = groups.filter((g) => std(g.map((r) => r.reward)) === 0);
+  const dead = groups.filter((g) => isDeadGroup(g.map((r) => r.reward)));
 
   const n = rollouts.length;
   const labelUids = labelledRollouts(labels, options.knownLabels);

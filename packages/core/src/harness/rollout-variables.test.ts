@@ -16,4 +16,22 @@ describe("rollout bindings", () => {
     expect(b.tool_calls).toBe(b.tool_calls);
     expect(b.tool_text).toBe('bash {"cmd":"ls"}');
   });
+
+  it("place each tool result after the call it answers", () => {
+    const b = rolloutBindings(
+      caseRollout({
+        name: "x",
+        rollout: {
+          trajectory: [
+            { role: "tool", content: "banner" },
+            { role: "assistant", content: "", toolCalls: [{ name: "bash", arguments: { cmd: "ls" } }, { name: "bash", arguments: { cmd: "pwd" } }] },
+            { role: "tool", content: "a", isError: false },
+            { role: "assistant", content: "", toolCalls: [{ name: "bash", arguments: { cmd: "x" } }] },
+            { role: "tool", content: "b", isError: true },
+          ],
+        },
+      }),
+    );
+    expect((b.tool_results as { call: bigint }[]).map((r) => r.call)).toEqual([-1n, 1n, 2n]);
+  });
 });

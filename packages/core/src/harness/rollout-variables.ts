@@ -5,8 +5,10 @@ import { T, type VariableSchema } from "../cel/types.ts";
 
 const TOOL_CALL = T.record("tool_call", { name: T.string, args: T.string });
 // error: the data says the call failed; ok: the data says it succeeded (exit status 0). Both are false
-// when the format records no status, so a rule can tell "known to have worked" from "unknown".
-const TOOL_RESULT = T.record("tool_result", { name: T.string, content: T.string, error: T.bool, ok: T.bool });
+// when the format records no status, so a rule can tell "known to have worked" from "unknown". call:
+// the index in tool_calls of the call it answers (the last one issued before it; -1 when none was),
+// so a rule can place a result before or after a call (first_call_on, last_call_on).
+const TOOL_RESULT = T.record("tool_result", { name: T.string, content: T.string, error: T.bool, ok: T.bool, call: T.int });
 
 /**
  * The declared rollout schema detectors are type-checked against: flat, snake_case variables, one
@@ -80,7 +82,7 @@ class RolloutBindings {
   private responseText?: string;
   private calls?: { name: string; args: string }[];
   private callText?: string;
-  private results?: { name: string; content: string; error: boolean; ok: boolean }[];
+  private results?: { name: string; content: string; error: boolean; ok: boolean; call: bigint }[];
   private patchText?: string;
   private truth?: string;
 
@@ -132,10 +134,16 @@ class RolloutBindings {
   }
   get tool_text() { return (this.callText ??= this.str(this.tool_calls.map((c) => `${c.name} ${c.args}`).join("\n"))); }
   get tool_results() {
-    return (this.results ??= (this.r.trajectory ?? [])
-      .filter((t) => t.role === "tool")
-      .slice(0, this.caps.maxListItems)
-      .map((t) => ({ name: t.toolName ?? "", content: capString(t.content, this.caps.maxArgChars), error: t.isError ?? false, ok: t.isError === false })));
+    if (this.results) return this.results;
+    const results: { name: string; content: string; error: boolean; ok: boolean; call: bigint }[] = [];
+    let calls = 0;
+    for (const t of this.r.trajectory ?? []) {
+      calls += t.toolCalls?.length ?? 0;
+      if (t.role !== "tool") continue;
+      if (results.length === this.caps.maxListItems) break;
+      results.push({ name: t.toolName ?? "", content: capString(t.content, this.caps.maxArgChars), error: t.isError ?? false, ok: t.isError === false, call: BigInt(calls - 1) });
+    }
+    return (this.results = results);
   }
   get patch() {
     const patch = this.r.extra?.["patch"];

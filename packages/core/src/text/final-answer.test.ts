@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadGsm8k } from "../__fixtures__/real-data.ts";
-import { finalAnswer } from "./final-answer.ts";
+import { answersEqual, finalAnswer } from "./final-answer.ts";
 
 /** The definition finalAnswer reads lines from the end to meet: the last match of each form over the whole text. */
 function byFullScan(text: string): string {
@@ -31,5 +31,19 @@ describe("finalAnswer", () => {
     ];
     for (const t of [...texts, ...tricky]) expect(finalAnswer(t), JSON.stringify(t.slice(-80))).toBe(byFullScan(t));
     expect(texts.length).toBeGreaterThan(500);
+  });
+});
+
+describe("answersEqual", () => {
+  it("compares a percent as its number, escaped or not, as standard math graders do", () => {
+    expect(answersEqual(finalAnswer("So the rate is \\boxed{10\\%}."), "10")).toBe(true);
+    expect(answersEqual("10%", "10")).toBe(true);
+    expect(answersEqual("10 \\%", "10")).toBe(true);
+    expect(answersEqual("\\text{10\\%}", "10")).toBe(true);
+    expect(answersEqual("12.5\\%", "12.5")).toBe(true);
+    expect(answersEqual("1,000\\%", "1000")).toBe(true);
+    expect(answersEqual("10\\%", "10%")).toBe(true);
+    expect(answersEqual("10\\%", "11")).toBe(false);
+    expect(answersEqual("10\\%", "0.1")).toBe(false);
   });
 });

@@ -68,7 +68,9 @@ function lastBoxed(text: string): string | undefined {
 
 /**
  * Whether two final answers agree: numerically when both read as numbers (thousands separators,
- * currency signs, trailing periods and simple fractions tolerated), else as normalised text.
+ * currency signs, trailing periods, simple fractions and a percent sign tolerated), else as
+ * normalised text. A percent compares as its number, as standard math graders (Hendrycks MATH's
+ * strip_string, verl's math reward) do: `\boxed{10\%}` and `10%` both equal a ground truth of 10.
  */
 export function answersEqual(a: string, b: string): boolean {
   const x = normalise(a);
@@ -85,6 +87,7 @@ function normalise(s: string): string {
     .trim()
     .replace(/^\\text\{(.*)\}$/, "$1")
     .replace(/\\[!,; ]|\\\$|[$\s]/g, "")
+    .replace(/\\%/g, "%")
     .replace(/(\d),(?=\d{3}\b)/g, "$1")
     .replace(/\.$/, "");
 }

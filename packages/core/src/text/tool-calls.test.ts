@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lastCall } from "./tool-calls.ts";
+import { firstCall, lastCall } from "./tool-calls.ts";
 
 describe("lastCall", () => {
   const calls = [
@@ -20,5 +20,24 @@ describe("lastCall", () => {
   it("with files, takes only calls that name one of them by base name", () => {
     expect(lastCall(calls, ["str_replace", "cat "], ["src/x.py"])).toBe(1);
     expect(lastCall(calls, ["cat "], ["lib/y.py"])).toBe(-1);
+  });
+});
+
+describe("firstCall and SWE-agent's edit N:M", () => {
+  const EDITS = ['"command":"edit ', "sed -i"];
+  const calls = [
+    { name: "open", args: '{"command":"open src/calc.py 10"}' },
+    { name: "edit", args: '{"command":"edit 10:12\\nreturn a + b\\nend_of_edit"}' },
+    { name: "create", args: '{"command":"create repro.py"}' },
+    { name: "edit", args: '{"command":"edit 1:1\\nprint(add(1, 2))\\nend_of_edit"}' },
+    { name: "bash", args: '{"command":"sed -i s/a/b/ src/calc.py"}' },
+  ];
+
+  it("takes the file the last open or create opened as the one an edit names", () => {
+    expect(firstCall(calls, EDITS, ["src/calc.py"])).toBe(1);
+    expect(lastCall(calls.slice(0, 4), EDITS, ["src/calc.py"])).toBe(1);
+    expect(lastCall(calls, EDITS, ["src/calc.py"])).toBe(4);
+    expect(firstCall(calls, EDITS, ["repro.py"])).toBe(3);
+    expect(firstCall(calls, EDITS, ["other.py"])).toBe(-1);
   });
 });

@@ -27,16 +27,38 @@ export function toolRepeatRun(calls: readonly ToolCallView[]): number {
  * Index of the last call whose "name args" text contains any of the needles, -1 when none does.
  * With `files`, the call must also name one of them, by base name: an edit of a file the patch
  * submits, not of the agent's own scratch script. A call may name a file by any path
- * (`cd pkg && sed -i … x.py`), so the base name is what is looked for.
+ * (`cd pkg && sed -i … x.py`), so the base name is what is looked for. SWE-agent's `edit N:M` names
+ * no file: it edits the file its last `open` or `create` opened, so that file is the one it names.
  */
 export function lastCall(calls: readonly ToolCallView[], needles: readonly string[], files?: readonly string[]): number {
-  const names = files && [...new Set(files.map((f) => f.slice(f.lastIndexOf("/") + 1)).filter((n) => n !== ""))];
+  return matchingCalls(calls, needles, files).at(-1) ?? -1;
+}
+
+/** Index of the first call `lastCall` would consider, -1 when none: e.g. the first edit of a submitted file. */
+export function firstCall(calls: readonly ToolCallView[], needles: readonly string[], files?: readonly string[]): number {
+  return matchingCalls(calls, needles, files)[0] ?? -1;
+}
+
+function matchingCalls(calls: readonly ToolCallView[], needles: readonly string[], files?: readonly string[]): number[] {
+  const names = files && [...new Set(files.map(baseName).filter((n) => n !== ""))];
   const anyNeedle = needlePattern(needles);
-  for (let i = calls.length - 1; i >= 0; i--) {
-    const text = `${calls[i]!.name} ${calls[i]!.args}`;
-    if (anyNeedle.test(text) && (!names || names.some((n) => text.includes(n)))) return i;
+  const found: number[] = [];
+  let open = "";
+  for (let i = 0; i < calls.length; i++) {
+    const { name, args } = calls[i]!;
+    if (name === "open" || name === "create") open = baseName(openedPath(args));
+    const text = `${name} ${args}`;
+    if (anyNeedle.test(text) && (!names || names.some((n) => text.includes(n) || (name === "edit" && n === open)))) found.push(i);
   }
-  return -1;
+  return found;
+}
+
+const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
+
+/** The path an `open`/`create` call of SWE-agent names: the first word after the command's name. */
+function openedPath(args: string): string {
+  const command = /"command":"([^"\\]*)/.exec(args)?.[1] ?? "";
+  return command.trim().split(/\s+/)[1]?.replace(/^["']|["']$/g, "") ?? "";
 }
 
 // By the list, for a rule's constant list the compiled closure passes on as it is; by the needles'
