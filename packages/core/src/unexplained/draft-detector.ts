@@ -84,7 +84,7 @@ function singleResponseRule(s: ErrorSignature): Rule | null {
     return { when: `test_message.matches(r'${p}')`, evidence: `match_span(test_message, r'${p}')`, label: slug(s.exception.split(":")[0]!), describes: `the grader's message reads "${s.exception}"` };
   }
   if (s.testStatus !== null) {
-    const p = `^${patternOf(s.testStatus)}$`;
+    const p = `^${patternOf(s.testStatus)}`;
     return { when: `test_status.matches(r'${p}')`, evidence: `test_status`, label: slug(s.testStatus), describes: `the grader's status reads "${s.testStatus}"` };
   }
   return null;

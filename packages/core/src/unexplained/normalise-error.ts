@@ -19,7 +19,7 @@ const RULES: readonly [RegExp, string][] = [
   // Identifiers with digits in them (table_3, run42, v1.2.3-rc1): generated names, not words.
   [/\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z_][\w-]*\b/g, "<id>"],
   // snake_case names (tables, fields, modules a test created): they differ per task.
-  [/\b_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*\b|\b__\w+__\b/g, "<id>"],
+  [/\b_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*\b(?!=)|\b__\w+__\b/g, "<id>"],
   // No \b after: "0.20s" and "3rd" are numbers with a unit.
   [/[-+]?\b\d+(?:\.\d+)?(?:e[-+]?\d+)?/gi, "<n>"],
 ];
