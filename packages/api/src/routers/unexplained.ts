@@ -70,6 +70,7 @@ export const unexplainedRouter = {
       ...summary,
       role,
       harnessVersion: data.harness.version,
+      labelledNow: data.labelledNow,
       clusters: clusters.map(({ uids: _uids, exampleUids, ...c }) => ({
         ...c,
         examples: exampleUids.map((uid) => ({ uid, rolloutId: data.rolloutIds.get(uid) ?? null })),

@@ -1,4 +1,4 @@
-import { FINAL_TRAIN_STEPS, runConfigOf, type Domain, type Harness, type Label, type LabelVerdict, type RolloutContext } from "@evotrainer/core";
+import { compileHarness, FINAL_TRAIN_STEPS, runConfigOf, type Domain, type Harness, type Label, type LabelVerdict, type RolloutContext } from "@evotrainer/core";
 import type { Rollout } from "@evotrainer/contract";
 import type { Database } from "../client.ts";
 import { loadLastTrainSteps } from "./branch-rollouts.ts";
@@ -15,8 +15,13 @@ export interface BranchFailureData {
   successThreshold: number;
   context: RolloutContext;
   rollouts: Rollout[];
-  /** Only labels that a detector of this harness version gave: an older rule's label explains nothing now. */
+  /**
+   * Labels of this harness version's detectors only (an older rule's label explains nothing now): as
+   * stored at ingest, plus those of detectors added to the harness since, computed here.
+   */
   labels: Label[];
+  /** Detectors the branch was not labelled with at ingest, whose labels were computed here. */
+  labelledNow: string[];
   /** rollout uid → database id, for links to the rollout. */
   rolloutIds: Map<string, string>;
 }
@@ -36,17 +41,43 @@ export async function loadBranchFailureData(db: Database, branchId: string): Pro
   const { rollouts, labels } = await loadLastTrainSteps(db, branchId, FINAL_TRAIN_STEPS);
   const ids = await db.rollout.findMany({ where: { branchId, uid: { in: rollouts.map((r) => r.uid) } }, select: { id: true, uid: true } });
   const recipe = JSON.parse(branch.recipe.canonical) as { algo?: { maxResponseTokens?: number } };
+  const context: RolloutContext = recipe.algo?.maxResponseTokens ? { maxResponseTokens: recipe.algo.maxResponseTokens } : {};
+  const ingestedWith = await ingestHarnessDetectors(db, branch.runId, branchId);
+  const added = harness.detectors.filter((d) => !ingestedWith.has(`${d.id}@${d.version}`));
+  let computed: Label[] = [];
+  if (added.length > 0) {
+    const compiled = compileHarness({ ...harness, detectors: added });
+    if (!compiled.ok) throw new Error(`the run's harness does not compile: ${compiled.rejections.map((r) => r.message).join("; ")}`);
+    computed = compiled.harness.label(rollouts, config.domain, context).labels;
+  }
   return {
     runId: branch.runId,
     domain: config.domain,
     harnessVersionId,
     harness,
     successThreshold: config.gate.successThreshold,
-    context: recipe.algo?.maxResponseTokens ? { maxResponseTokens: recipe.algo.maxResponseTokens } : {},
+    context,
     rollouts,
-    labels: labels.filter((l) => current.has(`${l.detectorId}@${l.detectorVersion}`)),
+    labels: [...labels.filter((l) => current.has(`${l.detectorId}@${l.detectorVersion}`)), ...computed],
+    labelledNow: added.map((d) => d.id),
     rolloutIds: new Map(ids.map((r) => [r.uid, r.id.toString()])),
   };
+}
+
+/**
+ * The detectors (key@version) of the harness version that labelled the branch's rollouts at ingest:
+ * the run's newest version created before its first rollout arrived.
+ */
+async function ingestHarnessDetectors(db: Database, runId: string, branchId: string): Promise<Set<string>> {
+  const first = await db.rollout.findFirst({ where: { branchId }, orderBy: { id: "asc" }, select: { createdAt: true } });
+  const version = first
+    ? await db.harnessVersion.findFirst({
+        where: { runId, createdAt: { lte: first.createdAt } },
+        orderBy: { createdAt: "desc" },
+        select: { detectors: { select: { detector: { select: { key: true, version: true } } } } },
+      })
+    : null;
+  return new Set((version?.detectors ?? []).map(({ detector: d }) => `${d.key}@${d.version}`));
 }
 
 /** People's verdicts on one label of a branch's rollouts: the reviews a drafted detector's precision is measured against. */
