@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { miniSweAgentRollout } from "@evotrainer/adapters";
-import { compileHarness, SWE_DETECTORS, unexplainedFailures } from "@evotrainer/core";
+import { compileHarness, nonSeparatingLabels, SWE_DETECTORS, unexplainedFailures } from "@evotrainer/core";
 
 const FIXTURE = new URL("../fixtures/real/mini-swe-agent-gemini-3-pro-dev150.jsonl.gz", import.meta.url);
 const TOP = 10;
@@ -15,13 +15,25 @@ const rollouts = lines.map((line, i) => miniSweAgentRollout(JSON.parse(line), { 
 const compiled = compileHarness({ version: 1, detectors: [...SWE_DETECTORS], healthRules: [] });
 if (!compiled.ok) throw new Error(`the swe catalog does not compile: ${compiled.rejections.map((r) => r.message).join("; ")}`);
 const { labels } = compiled.harness.label(rollouts, "swe");
-const found = unexplainedFailures(rollouts, labels, { domain: "swe", successThreshold: compiled.harness.definition.gate.successThreshold, maxExamples: 3 });
-
+const threshold = compiled.harness.definition.gate.successThreshold;
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-console.log(`${found.rollouts} trajectories, ${found.failures} unresolved, ${found.unexplained} of them with no explaining label (${pct(found.unexplained / Math.max(1, found.failures))}), in ${found.clusters.length} clusters`);
-console.log();
-console.log(`| # | count | share of unresolved | signature | examples |`);
-console.log(`|---|---|---|---|---|`);
-found.clusters.slice(0, TOP).forEach((c, i) => {
-  console.log(`| ${i + 1} | ${c.count} | ${pct(c.shareOfFailures)} | \`${c.key.replaceAll("|", "\\|")}\` | ${c.exampleUids.join(", ")} |`);
-});
+
+function table(title: string, notExplaining: string[]): void {
+  const found = unexplainedFailures(rollouts, labels, { domain: "swe", successThreshold: threshold, notExplaining, maxExamples: 3 });
+  console.log(`## ${title}`);
+  console.log();
+  console.log(
+    `${found.rollouts} trajectories, ${found.failures} failed (unresolved, or voided by a validity label), ${found.unexplained} of them with no explaining label (${pct(found.unexplained / Math.max(1, found.failures))}), in ${found.clusters.length} clusters.` +
+      (notExplaining.length > 0 ? ` Labels not counted as explaining: ${notExplaining.join(", ")}.` : ""),
+  );
+  console.log();
+  console.log(`| # | count | share of failures | signature | examples |`);
+  console.log(`|---|---|---|---|---|`);
+  found.clusters.slice(0, TOP).forEach((c, i) => {
+    console.log(`| ${i + 1} | ${c.count} | ${pct(c.shareOfFailures)} | \`${c.key.replaceAll("|", "\\|")}\` | ${c.exampleUids.join(", ")} |`);
+  });
+  console.log();
+}
+
+table("Every label of the catalog counts as an explanation", []);
+table("Only labels that separate failed from successful trajectories count", nonSeparatingLabels(rollouts, labels, threshold));

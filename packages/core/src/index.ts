@@ -105,7 +105,7 @@ export { informativeness, type FlagCounts, type Informativeness } from "./label-
 export { normaliseErrorText } from "./unexplained/normalise-error.ts";
 export { answerFormat, ANSWER_KINDS, type AnswerFormat } from "./unexplained/answer-format.ts";
 export { errorSignature, programOf, type ErrorSignature } from "./unexplained/error-signature.ts";
-export { unexplainedFailures, type FailureCluster, type UnexplainedFailures, type UnexplainedOptions } from "./unexplained/unexplained-failures.ts";
+export { nonSeparatingLabels, unexplainedFailures, type FailureCluster, type UnexplainedFailures, type UnexplainedOptions } from "./unexplained/unexplained-failures.ts";
 export { draftDetector, patternOf } from "./unexplained/draft-detector.ts";
 export { backtestDetector, type BacktestResult, type DetectorBacktest, type DetectorBacktestInput, type LabelVerdict, type ReviewedPrecision } from "./unexplained/backtest-detector.ts";
 export { registerDraftedDetector, type DraftRegistration, type DraftRegisterResult } from "./unexplained/register-drafted-detector.ts";

@@ -1,7 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { backtestDetector, draftDetector, labelNameSchema, registerDraftedDetector, unexplainedFailures, type DetectorDefinition, type FailureCluster } from "@evotrainer/core";
+import { backtestDetector, draftDetector, labelNameSchema, nonSeparatingLabels, registerDraftedDetector, unexplainedFailures, type DetectorDefinition, type FailureCluster } from "@evotrainer/core";
 import { branchLabelVerdicts, loadBranchFailureData, registerDraftedHarness, type BranchFailureData, type Database } from "@evotrainer/db";
 import { accessRun, approverProcedure, protectedProcedure, runIdOfBranch } from "../trpc.ts";
 
@@ -15,12 +15,20 @@ const editedDetector = z.object({
   evidence: z.string().trim().max(2000, { error: "the evidence rule is longer than 2000 characters" }).optional(),
 });
 
-const clusterInput = z.object({ clusterKey: z.string().min(1).max(1000) });
+// Whether labels that fire as often on successes as on failures (they name no cause) count as explaining.
+const mode = { onlySeparatingLabels: z.boolean().default(false) };
+const clusterInput = z.object({ clusterKey: z.string().min(1).max(1000), ...mode });
 
-async function failures(db: Database, branchId: string): Promise<{ data: BranchFailureData; clusters: FailureCluster[]; summary: Omit<ReturnType<typeof unexplainedFailures>, "clusters"> }> {
+async function failures(db: Database, branchId: string, onlySeparatingLabels: boolean) {
   const data = await loadBranchFailureData(db, branchId);
-  const { clusters, ...summary } = unexplainedFailures(data.rollouts, data.labels, { domain: data.domain, successThreshold: data.successThreshold, maxExamples: MAX_EXAMPLES });
-  return { data, clusters, summary };
+  const ignoredLabels = onlySeparatingLabels ? nonSeparatingLabels(data.rollouts, data.labels, data.successThreshold) : [];
+  const { clusters, ...summary } = unexplainedFailures(data.rollouts, data.labels, {
+    domain: data.domain,
+    successThreshold: data.successThreshold,
+    notExplaining: ignoredLabels,
+    maxExamples: MAX_EXAMPLES,
+  });
+  return { data, clusters, summary: { ...summary, ignoredLabels } };
 }
 
 function clusterOf(clusters: readonly FailureCluster[], key: string): FailureCluster {
@@ -63,9 +71,9 @@ async function backtestOn(db: Database, branchId: string, data: BranchFailureDat
 
 export const unexplainedRouter = {
   /** The branch's failed rollouts that no label of the run's harness explains, clustered by error signature. */
-  clusters: protectedProcedure.input(z.object({ branchId: z.string().min(1) })).query(async ({ ctx, input }) => {
+  clusters: protectedProcedure.input(z.object({ branchId: z.string().min(1), ...mode })).query(async ({ ctx, input }) => {
     const { role } = await accessRun(ctx, await runIdOfBranch(ctx.db, input.branchId));
-    const { data, clusters, summary } = await failures(ctx.db, input.branchId);
+    const { data, clusters, summary } = await failures(ctx.db, input.branchId, input.onlySeparatingLabels);
     return {
       ...summary,
       role,
@@ -80,14 +88,14 @@ export const unexplainedRouter = {
 
   /** A detector drafted from one cluster, for a person to edit. */
   draft: approverProcedure.input(clusterInput).query(async ({ ctx, input }) => {
-    const { data, clusters } = await failures(ctx.db, input.branchId);
+    const { data, clusters } = await failures(ctx.db, input.branchId, input.onlySeparatingLabels);
     const draft = draftDetector(clusterOf(clusters, input.clusterKey).signature, data.domain, data.harness);
     return { label: draft.label, description: draft.description, when: draft.when, evidence: draft.evidence ?? null };
   }),
 
   /** The (edited) draft replayed on the branch: flag rate, cluster caught, informativeness, precision where reviewed. */
   backtest: approverProcedure.input(clusterInput.extend({ detector: editedDetector })).mutation(async ({ ctx, input }) => {
-    const { data, clusters } = await failures(ctx.db, input.branchId);
+    const { data, clusters } = await failures(ctx.db, input.branchId, input.onlySeparatingLabels);
     const cluster = clusterOf(clusters, input.clusterKey);
     const backtest = await backtestOn(ctx.db, input.branchId, data, cluster, detectorFrom(input.detector, data, cluster));
     return { backtest, harnessVersionId: data.harnessVersionId, harnessVersion: data.harness.version };
@@ -101,7 +109,7 @@ export const unexplainedRouter = {
   register: approverProcedure
     .input(clusterInput.extend({ detector: editedDetector, harnessVersionId: z.string().min(1) }))
     .mutation(async ({ ctx, input }) => {
-      const { data, clusters } = await failures(ctx.db, input.branchId);
+      const { data, clusters } = await failures(ctx.db, input.branchId, input.onlySeparatingLabels);
       if (data.harnessVersionId !== input.harnessVersionId) {
         throw new TRPCError({ code: "CONFLICT", message: "the run's harness changed since this draft was backtested; backtest it again on the current harness" });
       }

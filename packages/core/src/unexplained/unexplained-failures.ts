@@ -2,6 +2,7 @@ import type { Rollout } from "@evotrainer/contract";
 import type { Domain, Label } from "../harness/detector.ts";
 import { isSuccess } from "../harness/metrics.ts";
 import { DEFAULT_GAP_OPTIONS } from "../harness-evolution/gap-check.ts";
+import { informativeness } from "../label-quality/informativeness.ts";
 import { errorSignature, type ErrorSignature } from "./error-signature.ts";
 
 /** Failed rollouts with no explaining label that share one normalised error signature. */
@@ -30,6 +31,8 @@ export interface UnexplainedOptions {
   successThreshold: number;
   /** Labels that restate the failure instead of explaining it (a wrong answer is the failure itself). */
   outcomeLabels?: readonly string[];
+  /** Further labels that explain nothing here, e.g. those nonSeparatingLabels finds. */
+  notExplaining?: readonly string[];
   maxExamples?: number;
 }
 
@@ -39,7 +42,7 @@ export interface UnexplainedOptions {
  * by the gate's own rule (isSuccess) and explained by any label but an outcome label.
  */
 export function unexplainedFailures(rollouts: readonly Rollout[], labels: readonly Pick<Label, "rolloutUid" | "label" | "validity">[], options: UnexplainedOptions): UnexplainedFailures {
-  const outcome = new Set(options.outcomeLabels ?? DEFAULT_GAP_OPTIONS.outcomeLabels);
+  const outcome = new Set([...(options.outcomeLabels ?? DEFAULT_GAP_OPTIONS.outcomeLabels), ...(options.notExplaining ?? [])]);
   const maxExamples = options.maxExamples ?? 5;
   const invalid = new Set(labels.filter((l) => l.validity).map((l) => l.rolloutUid));
   const explained = new Set(labels.filter((l) => !outcome.has(l.label)).map((l) => l.rolloutUid));
@@ -59,4 +62,23 @@ export function unexplainedFailures(rollouts: readonly Rollout[], labels: readon
     .map((c) => ({ ...c, shareOfFailures: c.count / failed.length }))
     .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return { rollouts: rollouts.length, failures: failed.length, unexplained, clusters: sorted };
+}
+
+/**
+ * Labels that do not fire more on failed than on successful rollouts of these rollouts (their
+ * informativeness interval holds 0, or leans to successes): true or not, they say nothing about why
+ * a rollout failed. tool_error on real SWE trajectories is one (about 60% of resolved and unresolved alike).
+ */
+export function nonSeparatingLabels(rollouts: readonly Rollout[], labels: readonly Pick<Label, "rolloutUid" | "label" | "validity">[], successThreshold: number): string[] {
+  const invalid = new Set(labels.filter((l) => l.validity).map((l) => l.rolloutUid));
+  const failed = new Set(rollouts.filter((r) => !isSuccess(r, invalid, successThreshold)).map((r) => r.uid));
+  const byLabel = new Map<string, Set<string>>();
+  for (const l of labels) (byLabel.get(l.label) ?? byLabel.set(l.label, new Set()).get(l.label)!).add(l.rolloutUid);
+  const out: string[] = [];
+  for (const [label, uids] of byLabel) {
+    const flaggedFailed = [...uids].filter((u) => failed.has(u)).length;
+    const counts = { flaggedFailed, failed: failed.size, flaggedSucceeded: uids.size - flaggedFailed, succeeded: rollouts.length - failed.size };
+    if (informativeness(counts).separates !== "failures") out.push(label);
+  }
+  return out.sort();
 }
