@@ -61,14 +61,33 @@ function BacktestResult({ b }: { b: Backtest }) {
 }
 
 /** The draft of one cluster: an editable rule, its backtest on the branch, then registration. */
-function DraftDetector({ branchId, clusterKey, harnessVersion, onlySeparatingLabels }: { branchId: string; clusterKey: string; harnessVersion: number; onlySeparatingLabels: boolean }) {
+function DraftDetector({
+  branchId,
+  clusterKey,
+  harnessVersion,
+  onlySeparatingLabels,
+  onRegistered,
+}: {
+  branchId: string;
+  clusterKey: string;
+  harnessVersion: number;
+  onlySeparatingLabels: boolean;
+  onRegistered: (message: string) => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const draft = useQuery(trpc.unexplained.draft.queryOptions({ branchId, clusterKey, onlySeparatingLabels }, { staleTime: Infinity }));
   const [edited, setEdited] = useState<{ label: string; description: string; when: string; evidence: string } | null>(null);
   const [tested, setTested] = useState<{ form: string; backtest: Backtest; harnessVersionId: string } | null>(null);
   const backtest = useMutation(trpc.unexplained.backtest.mutationOptions());
-  const register = useMutation(trpc.unexplained.register.mutationOptions({ onSuccess: () => void queryClient.invalidateQueries() }));
+  const register = useMutation(
+    trpc.unexplained.register.mutationOptions({
+      onSuccess: (r) => {
+        onRegistered(`Registered as harness v${r.version}: detector ${r.detectorId} labels ${r.label} from now on. It has no validity role: it never voids a success until people decide it may.`);
+        void queryClient.invalidateQueries();
+      },
+    }),
+  );
 
   return (
     <QueryState isPending={draft.isPending} error={draft.error}>
@@ -77,14 +96,6 @@ function DraftDetector({ branchId, clusterKey, harnessVersion, onlySeparatingLab
         const detector = { label: form.label, description: form.description, when: form.when, ...(form.evidence.trim() ? { evidence: form.evidence } : {}) };
         const current = tested !== null && tested.form === JSON.stringify(form);
         const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setEdited({ ...form, [k]: e.target.value });
-        if (register.data) {
-          return (
-            <p className="notice" data-testid="draft-registered">
-              Registered as harness v{register.data.version}: detector {register.data.detectorId} labels {register.data.label} from now on. It has no validity role: it never voids a success until
-              people decide it may.
-            </p>
-          );
-        }
         return (
           <form
             className="form"
@@ -138,7 +149,21 @@ function DraftDetector({ branchId, clusterKey, harnessVersion, onlySeparatingLab
   );
 }
 
-function Clusters({ found, branchId, basePath, canDraft, onlySeparatingLabels }: { found: Found; branchId: string; basePath: string; canDraft: boolean; onlySeparatingLabels: boolean }) {
+function Clusters({
+  found,
+  branchId,
+  basePath,
+  canDraft,
+  onlySeparatingLabels,
+  onRegistered,
+}: {
+  found: Found;
+  branchId: string;
+  basePath: string;
+  canDraft: boolean;
+  onlySeparatingLabels: boolean;
+  onRegistered: (message: string) => void;
+}) {
   const [drafting, setDrafting] = useState<string | null>(null);
   if (found.failures === 0) return <p className="muted">No failed rollouts in the branch&apos;s last training steps.</p>;
   return (
@@ -192,7 +217,7 @@ function Clusters({ found, branchId, basePath, canDraft, onlySeparatingLabels }:
               {drafting === c.key && (
                 <tr>
                   <td colSpan={5}>
-                    <DraftDetector branchId={branchId} clusterKey={c.key} harnessVersion={found.harnessVersion} onlySeparatingLabels={onlySeparatingLabels} />
+                    <DraftDetector branchId={branchId} clusterKey={c.key} harnessVersion={found.harnessVersion} onlySeparatingLabels={onlySeparatingLabels} onRegistered={onRegistered} />
                   </td>
                 </tr>
               )}
@@ -213,6 +238,8 @@ function Clusters({ found, branchId, basePath, canDraft, onlySeparatingLabels }:
 export function UnexplainedFailuresPanel({ branchId, basePath, canDraft }: { branchId: string; basePath: string; canDraft: boolean }) {
   const trpc = useTRPC();
   const [onlySeparatingLabels, setOnlySeparating] = useState(false);
+  // Kept here: the registered detector explains its cluster, whose row (and draft) then leaves the list.
+  const [registered, setRegistered] = useState<string | null>(null);
   const found = useQuery(trpc.unexplained.clusters.queryOptions({ branchId, onlySeparatingLabels }));
   return (
     <section className="panel" data-testid="unexplained-failures">
@@ -221,8 +248,13 @@ export function UnexplainedFailuresPanel({ branchId, basePath, canDraft }: { bra
         <input type="checkbox" checked={onlySeparatingLabels} onChange={(e) => setOnlySeparating(e.target.checked)} />
         Count only labels that separate failed from successful rollouts as explanations
       </label>
+      {registered && (
+        <p className="notice" data-testid="draft-registered">
+          {registered}
+        </p>
+      )}
       <QueryState isPending={found.isPending} error={found.error}>
-        {() => <Clusters found={found.data!} branchId={branchId} basePath={basePath} canDraft={canDraft} onlySeparatingLabels={onlySeparatingLabels} />}
+        {() => <Clusters found={found.data!} branchId={branchId} basePath={basePath} canDraft={canDraft} onlySeparatingLabels={onlySeparatingLabels} onRegistered={setRegistered} />}
       </QueryState>
     </section>
   );
