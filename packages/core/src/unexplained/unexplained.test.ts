@@ -12,7 +12,7 @@ import { draftDetector } from "./draft-detector.ts";
 import { errorSignature, programOf } from "./error-signature.ts";
 import { normaliseErrorText } from "./normalise-error.ts";
 import { registerDraftedDetector } from "./register-drafted-detector.ts";
-import { unexplainedFailures } from "./unexplained-failures.ts";
+import { nonSeparatingLabels, unexplainedFailures } from "./unexplained-failures.ts";
 
 /** Every line of every command output in the 150 real mini-swe-agent trajectories (observations are user messages there). */
 const sweOutputLines: string[] = gunzipSync(readFileSync(`${REAL_DIR}/mini-swe-agent-gemini-3-pro-dev150.jsonl.gz`))
@@ -153,6 +153,19 @@ describe("clustering unexplained failures", () => {
     // f is explained by its own validity label; c's outcome label explains nothing.
     expect(out.unexplained).toBe(6);
     expect(out.clusters[0]!.uids).toEqual(["c", "d", "e"]);
+  });
+
+  it("can set aside labels that fire as often on successes as on failures, which explain no failure", () => {
+    // 20 failed and 20 successful episodes: `everywhere` flags half of each side, `on_failures` 15 failures and 1 success.
+    const many = Array.from({ length: 40 }, (_, i) => episode(`m${i}`, "python t.py", "ImportError: cannot import name 'y'", i < 20 ? 0 : 1));
+    const labels = many.flatMap((r, i) => [
+      ...(i % 2 === 0 ? [{ rolloutUid: r.uid, label: "everywhere", validity: false }] : []),
+      ...(i < 15 || i === 20 ? [{ rolloutUid: r.uid, label: "on_failures", validity: false }] : []),
+    ]);
+    const ignored = nonSeparatingLabels(many, labels, 0.5);
+    expect(ignored).toEqual(["everywhere"]);
+    expect(unexplainedFailures(many, labels, { domain: "swe", successThreshold: 0.5 }).unexplained).toBe(3);
+    expect(unexplainedFailures(many, labels, { domain: "swe", successThreshold: 0.5, notExplaining: ignored }).unexplained).toBe(5);
   });
 
   it("is deterministic: the same rollouts in another order give the same clusters", () => {
