@@ -13,6 +13,7 @@ import { runRouter } from "./routers/run.ts";
 import { runControlRouter } from "./routers/run-control.ts";
 import { shareLinkRouter } from "./routers/share-link.ts";
 import { skillRouter } from "./routers/skill.ts";
+import { unexplainedRouter } from "./routers/unexplained.ts";
 import { viewerRouter } from "./routers/viewer.ts";
 import { createTRPCRouter } from "./trpc.ts";
 
@@ -32,6 +33,7 @@ export const appRouter = createTRPCRouter({
   runControl: runControlRouter,
   shareLink: shareLinkRouter,
   skill: skillRouter,
+  unexplained: unexplainedRouter,
   viewer: viewerRouter,
 });
 

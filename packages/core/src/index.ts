@@ -83,7 +83,7 @@ export {
   retroValidate, DEFAULT_RETRO_OPTIONS,
   type BranchRollouts, type ConfirmedLabel, type RetroOptions, type RetroValidation, type RetroEvidence, type BranchRate,
 } from "./harness-evolution/retro-validate.ts";
-export { registerDetectors, type HarnessRegistration, type RegisteredDetector, type RegisterResult } from "./harness-evolution/register-detectors.ts";
+export { nextHarnessVersion, registerDetectors, type HarnessRegistration, type RegisteredDetector, type RegisterResult } from "./harness-evolution/register-detectors.ts";
 export { evolveHarness, type EvolveInput, type Evolution } from "./harness-evolution/evolve-harness.ts";
 
 export { realisedEffect, type RealisedEffect } from "./calibration/realised-effect.ts";
@@ -103,3 +103,10 @@ export { buildJob, type JobPlan } from "./jobs/build-job.ts";
 export { FINAL_TRAIN_STEPS } from "./harness/final-steps.ts";
 export { wilson, Z95 } from "./label-quality/wilson.ts";
 export { informativeness, type FlagCounts, type Informativeness } from "./label-quality/informativeness.ts";
+export { normaliseErrorText } from "./unexplained/normalise-error.ts";
+export { answerFormat, ANSWER_KINDS, type AnswerFormat } from "./unexplained/answer-format.ts";
+export { errorSignature, programOf, type ErrorSignature } from "./unexplained/error-signature.ts";
+export { nonSeparatingLabels, unexplainedFailures, type FailureCluster, type UnexplainedFailures, type UnexplainedOptions } from "./unexplained/unexplained-failures.ts";
+export { draftDetector, patternOf } from "./unexplained/draft-detector.ts";
+export { backtestDetector, type BacktestResult, type DetectorBacktest, type DetectorBacktestInput, type LabelVerdict, type ReviewedPrecision } from "./unexplained/backtest-detector.ts";
+export { registerDraftedDetector, type DraftRegistration, type DraftRegisterResult } from "./unexplained/register-drafted-detector.ts";

@@ -57,10 +57,16 @@ export function registerDetectors(harness: Harness, validations: readonly RetroV
     added.push({ detectorId: detector.id, label: detector.label, ...(healthRuleId ? { healthRuleId } : {}), reasons: v.reasons, evidence });
   }
 
-  const next: Harness = { ...harness, version: harness.version + 1, detectors, healthRules };
-  const compiled = compileHarness(next);
+  const next = nextHarnessVersion(harness, detectors, healthRules);
+  if (!next.ok) return next;
+  return { ok: true, harness: next.harness, registration: { fromVersion: harness.version, toVersion: next.harness.version, added } };
+}
+
+/** The harness's next version with these detectors and health rules, if it compiles whole. */
+export function nextHarnessVersion(harness: Harness, detectors: Harness["detectors"], healthRules: Harness["healthRules"]): { ok: true; harness: Harness } | { ok: false; message: string } {
+  const compiled = compileHarness({ ...harness, version: harness.version + 1, detectors, healthRules });
   if (!compiled.ok) return { ok: false, message: compiled.rejections.map((r) => `${r.id}: ${r.message}`).join("; ") };
-  return { ok: true, harness: compiled.harness.definition, registration: { fromVersion: harness.version, toVersion: next.version, added } };
+  return { ok: true, harness: compiled.harness.definition };
 }
 
 function threshold(x: number): string {

@@ -12,6 +12,7 @@ import { BacktestPanel } from "./backtest-panel";
 import { CancelJobButton } from "./cancel-job-button";
 import { VetoOverridePanel } from "./veto-override-panel";
 import { recipeDiff } from "./recipe-diff";
+import { UnexplainedFailuresPanel } from "./unexplained-failures-panel";
 import { VerdictPanel, type Check } from "./verdict-panel";
 
 type Branch = RouterOutputs["branch"]["byId"];
@@ -160,6 +161,7 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
         <h3>Health report</h3>
         <HealthReport health={b.health} />
       </section>
+      <UnexplainedFailuresPanel branchId={b.id} basePath={basePath} canDraft={canControl} />
       <section className="panel" data-testid="jobs">
         <h3>Jobs</h3>
         {b.jobs.length === 0 ? (
