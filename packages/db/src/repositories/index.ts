@@ -26,6 +26,7 @@ export {
   createWebhook, listWebhooks, deleteWebhook, openWebhook, enqueueNotification, writeOutbox, relayOutbox, createTestDelivery, loadDelivery, recordAttempt, pendingDeliveries, listDeliveries, webhookInputSchema,
   type WebhookInput, type WebhookSummary, type OpenedWebhook, type DeliveryWork, type AttemptResult, type DeliveryLogEntry,
 } from "./notifications.ts";
+export { alphaSpentBefore } from "./alpha-spent.ts";
 export { gateCalibrationForRun, recordGateCalibration, type GateCalibrationInput, type GateCalibrationRecord } from "./gate-calibrations.ts";
 export { branchLabelRates } from "./label-rates.ts";
 export { detectorOf, labelDetectors, type LabelDetector } from "./label-detectors.ts";
