@@ -56,7 +56,7 @@ export { backtest, type BacktestInput, type BacktestReport, type Prediction, typ
 
 export { taskScores, pairedBootstrap, type BootstrapResult } from "./bootstrap.ts";
 export { judgeRound, type ControlComparison, type RoundTestOptions } from "./gate/control-test.ts";
-export { roundAlpha } from "./gate/alpha-spending.ts";
+export { roundAlpha, spentByRounds } from "./gate/alpha-spending.ts";
 export { roundTestOptions, runAlpha } from "./gate/round-options.ts";
 export { addControlRound, seedSd, NO_NOISE_FLOOR, type NoiseFloor } from "./gate/noise-floor.ts";
 export { holm } from "./gate/holm.ts";

@@ -14,3 +14,19 @@ export function roundAlpha(args: { alpha: number; rounds: number; round: number;
   const allowed = (alpha * Math.min(Math.max(round, 0), rounds)) / rounds;
   return Math.max(0, allowed - spentBefore);
 }
+
+/**
+ * What a run's judged rounds spent, from their verdicts' control checks: each records its round's
+ * spend (`numbers.spent`), and a round counts once however many candidates it judged.
+ */
+export function spentByRounds(verdicts: readonly { round: number; checks: readonly { name: string; numbers: Record<string, unknown> }[] }[]): number {
+  const perRound = new Map<number, number>();
+  for (const v of verdicts) {
+    for (const check of v.checks) {
+      const spent = check.numbers.spent;
+      if (check.name !== "main_score_vs_control" || typeof spent !== "number") continue;
+      perRound.set(v.round, Math.max(perRound.get(v.round) ?? 0, spent));
+    }
+  }
+  return [...perRound.values()].reduce((a, b) => a + b, 0);
+}

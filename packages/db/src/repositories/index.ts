@@ -27,7 +27,7 @@ export {
   type WebhookInput, type WebhookSummary, type OpenedWebhook, type DeliveryWork, type AttemptResult, type DeliveryLogEntry,
 } from "./notifications.ts";
 export { alphaSpentBefore } from "./alpha-spent.ts";
-export { gateCalibrationForRun, recordGateCalibration, type GateCalibrationInput, type GateCalibrationRecord } from "./gate-calibrations.ts";
+export { gateCalibrationForRun, recordGateCalibration, type GateCalibrationInput, type GateCalibrationRecord, type RunCalibration } from "./gate-calibrations.ts";
 export { branchLabelRates } from "./label-rates.ts";
 export { detectorOf, labelDetectors, type LabelDetector } from "./label-detectors.ts";
 export { importJob, importTarget, type ImportTarget, type ImportWhere } from "./import-target.ts";
