@@ -18,6 +18,9 @@ const SIZE = { adapter: { tasksPerStep: 8 }, steps: 20, rounds: 3 };
 //   p = 2%:  fails with probability 0.0148; p = 1%: 0.0008.
 const MAX_RUNS = 72;
 const FAIL_AT = 5;
+// Limits against hangs, not speed targets: a null run trains about 14 gym branches.
+const SEQUENTIAL_LIMIT_MS = 1_800_000;
+const POWER_LIMIT_MS = 600_000;
 
 function binomialTail(n: number, p: number, atLeast: number): number {
   let below = 0;
@@ -59,12 +62,12 @@ describe("the per-run gate on the shipped gym examples", () => {
     }
     console.log(`gate validity: ${falseRuns} of ${runs} null runs promoted a null${log.length ? `\n${log.join("\n")}` : ""}`);
     expect(falseRuns).toBeLessThan(FAIL_AT);
-  });
+  }, SEQUENTIAL_LIMIT_MS);
 
   it("promotes dynamic sampling on math's first round in most runs", () => {
     const r = runGateTrials(loadRunConfig("examples/gym-math.yaml"), { runs: 0, powerRuns: 6, seed: 7, ...SIZE });
     const dynamic = r.power.find((p) => p.arm === "dynamic sampling")!;
     console.log(JSON.stringify(r.power));
     expect(dynamic.promoted).toBeGreaterThanOrEqual(4);
-  });
+  }, POWER_LIMIT_MS);
 });
