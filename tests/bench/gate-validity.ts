@@ -1,7 +1,9 @@
-// The gate's validity benchmark (issue 12): prints the false-promotion rate of null interventions
-// with a 95% Wilson interval and the power on known-real interventions, per gym domain, through the
-// real gate on real gym training (packages/gym/src/trials/gate-trials.ts). Reproducible per seed.
-// Run: npm run bench:gate -- [--trials 100] [--seed 1] [--domains math,code,swe] [--json out.json]
+// The gate's validity benchmark (issue 30): independent null runs of each shipped gym example, as
+// the worker runs them (packages/gym/src/trials/gate-trials.ts: the run's own recipe and trainer
+// settings, its search.keep candidates and per-parent control replicates, alpha spent over its
+// rounds), and first rounds with a known-real intervention. Prints the per-run false-promotion rate
+// with its 95% Wilson interval (runs are the independent unit) and the power. Reproducible per seed.
+// Run: npm run bench:gate -- [--runs 200] [--power-runs 50] [--seed 1] [--domains math,code,swe] [--json out.json]
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { runGateTrials, type GymDomain } from "@evotrainer/gym";
@@ -9,40 +11,42 @@ import { loadRunConfig } from "../loop/run-config.ts";
 
 const { values } = parseArgs({
   options: {
-    trials: { type: "string", default: "100" },
+    runs: { type: "string", default: "200" },
+    "power-runs": { type: "string", default: "50" },
     seed: { type: "string", default: "1" },
     domains: { type: "string", default: "math,code,swe" },
-    steps: { type: "string", default: "30" },
-    "tasks-per-step": { type: "string", default: "16" },
-    replicates: { type: "string", default: "2" },
-    carried: { type: "string", default: "2" },
     json: { type: "string" },
-    "skip-nulls": { type: "boolean", default: false },
   },
 });
-const TRIALS = Number(values.trials);
+const RUNS = Number(values.runs);
+const POWER_RUNS = Number(values["power-runs"]);
 const SEED = Number(values.seed);
-const STEPS = Number(values.steps);
-const TASKS_PER_STEP = Number(values["tasks-per-step"]);
-const REPLICATES = Number(values.replicates);
-const CARRIED = Number(values.carried);
-const options = { trials: TRIALS, seed: SEED, steps: STEPS, tasksPerStep: TASKS_PER_STEP, replicates: REPLICATES, carried: CARRIED, nulls: !values["skip-nulls"] };
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 const results = [];
-console.log(`gate validity: ${TRIALS} trials per arm, seed ${SEED}, ${STEPS} steps per branch of ${TASKS_PER_STEP} tasks, ${REPLICATES} control replicates per round, floor carried over ${CARRIED} earlier round(s), alpha ${0.05}, Holm over K = 2`);
+console.log(`gate validity: ${RUNS} null runs and ${POWER_RUNS} first rounds per real intervention per domain, seed ${SEED}, each example config as shipped`);
 for (const domain of values.domains.split(",") as GymDomain[]) {
-  const r = runGateTrials(loadRunConfig(`examples/gym-${domain}.yaml`), options);
+  const r = runGateTrials(loadRunConfig(`examples/gym-${domain}.yaml`), {
+    runs: RUNS,
+    powerRuns: POWER_RUNS,
+    seed: SEED,
+    onRun: (done, total, nulls) => {
+      if (done % 10 === 0 || done === total) process.stderr.write(`  ${domain}: ${done}/${total} runs; null runs with a false promotion so far ${nulls.falseRuns}/${nulls.runs}\n`);
+    },
+  });
   results.push(r);
-  console.log(`\n${domain} (parent score ${r.parentScore.toFixed(4)}, ${r.seconds.toFixed(0)} s)`);
+  const g = r.gate;
+  console.log(`\n${domain} (${r.seconds.toFixed(0)} s): ${g.rounds} rounds, K = ${g.candidates}, controls ${g.newParentReplicates} then ${g.replicates} per round, alpha ${g.alpha} per run, min effect ${g.minEffect}, min noise df ${g.minNoiseDf}, ${g.steps} steps`);
+  if (r.base) console.log(`  base: score ${r.base.score.toFixed(4)}${r.base.hacks ? `; THE BASE HACKS (${r.base.failed.join("; ")}), measured anyway` : ""}`);
   const [lo, hi] = r.falsePromotion.interval;
-  console.log(`  false-promotion rate: ${r.falsePromotion.k}/${r.falsePromotion.n} = ${pct(r.falsePromotion.rate)} (95% CI ${pct(lo)}–${pct(hi)})`);
-  for (const s of r.summary) {
+  console.log(`  per-run false promotion: ${r.falsePromotion.k}/${r.falsePromotion.n} runs = ${pct(r.falsePromotion.rate)} (95% Wilson ${pct(lo)}–${pct(hi)})`);
+  console.log(`  runs where a null passed the score test alone: ${r.scoreTestRuns.k}/${r.scoreTestRuns.n}; rounds sent to a person (not enough controls): ${r.toPerson}`);
+  for (const p of r.power) {
     console.log(
-      `  ${s.kind === "null" ? "null " : "power"} ${s.arm.padEnd(32)} ${String(s.scorePassed).padStart(4)}/${s.n} = ${pct(s.rate).padStart(6)} [${pct(s.interval[0])}, ${pct(s.interval[1])}]` +
-        `  mean Δ vs control ${s.meanDelta.toFixed(4)}; full verdict promoted ${s.promotedFullVerdict}/${s.n}; old gate (task bootstrap vs parent) passed ${s.oldGateVsParent}/${s.n}, task bootstrap vs one control ${s.bootstrapVsControl}/${s.n}`,
+      `  power ${p.arm.padEnd(32)} promoted ${p.promoted}/${p.n} = ${pct(p.rate)} [${pct(p.interval[0])}, ${pct(p.interval[1])}]; score test passed ${p.scorePassed}/${p.n}, mean Δ vs control ${p.meanDelta.toFixed(4)}` +
+        (p.blockedBy.length ? `; blocked by ${p.blockedBy.join(", ")}` : ""),
     );
   }
 }
-if (values.json) writeFileSync(values.json, JSON.stringify({ trials: TRIALS, seed: SEED, steps: STEPS, replicates: REPLICATES, carried: CARRIED, results }, null, 2));
+if (values.json) writeFileSync(values.json, JSON.stringify({ runs: RUNS, powerRuns: POWER_RUNS, seed: SEED, results }, null, 2));

@@ -1,4 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { createLocalUser } from "@evotrainer/api";
 import { createDatabase, createRun } from "@evotrainer/db";
@@ -13,24 +16,28 @@ const db = createDatabase(process.env.DATABASE_URL!);
 
 test.afterAll(() => db.$disconnect());
 
-test("the run page shows how to calibrate the gate, then the measured false-promotion rate and power", async ({ page }) => {
+test("the run page says its config is not calibrated and how to calibrate it, then shows the measured per-run false-promotion rate and power", async ({ page }) => {
   test.setTimeout(300_000);
   const stamp = Date.now();
   const org = await db.organization.create({ data: { name: "Calibration", slug: `calibration-${stamp}` } });
-  const config = runConfigSchema.parse({ ...readRunConfig("examples/gym-math.yaml"), name: `calibrated-${stamp}` });
-  const { runId } = await createRun(db, config, { organizationId: org.id });
+  // A run-sized config of its own (small batches, few steps): calibration measures exactly it.
+  const example = readRunConfig("examples/gym-math.yaml");
+  const config = runConfigSchema.parse({ ...example, name: `calibrated-${stamp}`, trainer: { tasksPerStep: 8 }, search: { ...example.search, stepsPerBranch: 6 }, budget: { ...example.budget, rounds: 3 } });
+  const file = join(mkdtempSync(join(tmpdir(), "evo-e2e-calibration-")), "calibrated.yaml");
+  writeFileSync(file, JSON.stringify(config));
+  const { runId } = await createRun(db, config, { organizationId: org.id }, { configPath: file });
   const email = `calibration-viewer-${stamp}@example.test`;
   await createLocalUser(db, { email, name: "Calibration viewer", password: SEED_PASSWORD, organizationId: org.id, role: "viewer" });
   await signIn(page, email);
 
   await page.goto(`/runs/${runId}`);
   const card = page.getByTestId("gate-calibration");
-  await expect(card).toContainText("No calibration yet", { timeout: 30_000 });
-  await expect(card).toContainText(`evotrainer calibrate <this run's config.yaml> --trials 100 --run ${runId}`);
+  await expect(card).toContainText("Not calibrated for this config", { timeout: 30_000 });
+  await expect(page.getByTestId("gate-calibration-command")).toHaveText(`evotrainer calibrate ${file} --runs 200 --run ${runId}`);
 
   const calibrated = spawnSync(
     process.execPath,
-    ["--import", "tsx", "apps/cli/src/main.ts", "calibrate", "examples/gym-math.yaml", "--trials", "4", "--steps", "8", "--tasks-per-step", "8", "--run", runId, "--json"],
+    ["--import", "tsx", "apps/cli/src/main.ts", "calibrate", file, "--runs", "2", "--power-runs", "1", "--run", runId, "--json"],
     { env: process.env, encoding: "utf8" },
   );
   expect(calibrated.status, calibrated.stderr).toBe(0);
@@ -38,8 +45,8 @@ test("the run page shows how to calibrate the gate, then the measured false-prom
 
   await page.reload();
   const summary = page.getByTestId("gate-calibration-summary");
-  await expect(summary).toContainText(/This gate promotes a null intervention \d+\.\d% of the time \(95% CI \d+\.\d%–\d+\.\d%\), measured on 4 trials of math on \d{4}-\d\d-\d\d; power: dynamic sampling/, { timeout: 30_000 });
-  await expect(card).toContainText(`${record.falsePromotion.k} of ${record.falsePromotion.n} null candidates promoted`);
+  await expect(summary).toContainText(/This gate promotes a null intervention in \d+\.\d% of runs \(95% CI \d+\.\d%–\d+\.\d%\), measured on 2 null runs of 3 rounds of this config on \d{4}-\d\d-\d\d; power in a first round: dynamic sampling/, { timeout: 30_000 });
+  await expect(card).toContainText(`${record.falsePromotion.k} of ${record.falsePromotion.n} null runs promoted a null`);
   await expect(card).toContainText("measured for this run");
   await card.scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${shots}/gate-calibration.png`, fullPage: true });

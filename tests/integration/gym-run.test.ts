@@ -54,11 +54,16 @@ describe("a complete run of the loop on the gym (real Postgres, Redis, BullMQ, c
     expect(base.verdict?.checks.some((c) => c.name === "validity_limit" && !c.passed && c.detail.startsWith("test_tampering"))).toBe(true);
     expect(base.labels.test_tampering).toBeGreaterThan(0.5);
 
-    // Each round trained two controls (the parent's recipe, from its checkpoint) beside its candidates;
-    // their GPU time counts against the budget and is shown apart.
+    // Each round trained controls (the parent's recipe, from its checkpoint) beside its candidates:
+    // three in a parent's first round (its seed noise is measured per parent), two after that; their
+    // GPU time counts against the budget and is shown apart.
     const candidates = report.branches.filter((b) => b.parentId && b.kind === "candidate");
     const controls = report.branches.filter((b) => b.kind === "control");
-    for (const round of new Set(candidates.map((b) => b.round))) expect(controls.filter((c) => c.round === round).length, `round ${round}`).toBe(2);
+    for (const round of new Set(candidates.map((b) => b.round))) {
+      const parentId = candidates.find((b) => b.round === round)!.parentId;
+      const earlier = controls.some((c) => c.parentId === parentId && c.round < round);
+      expect(controls.filter((c) => c.round === round).length, `round ${round}`).toBe(earlier ? 2 : 3);
+    }
     for (const c of controls) expect(c.verdict, `control v${c.version}`).toBeNull();
     expect(report.budget.gpuSeconds.controls).toBeGreaterThan(0);
     expect(report.budget.gpuSeconds.controls).toBeCloseTo(controls.reduce((s, c) => s + c.gpuSeconds, 0), 6);

@@ -84,7 +84,8 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
       const children = report.branches.filter((b) => b.parentId === base.id && b.kind === "candidate");
       const controls = report.branches.filter((b) => b.parentId === base.id && b.kind === "control");
       expect(children.length).toBeGreaterThanOrEqual(1);
-      expect(controls.length).toBe(2);
+      // The run's first round measures the base's seed noise: search.newParentControlReplicates (3).
+      expect(controls.length).toBe(3);
 
       // Rollouts: TRL's generation batches with their real token counts; completions TRL clipped at the limit are truncated.
       const trainRows = await db.rollout.findMany({ where: { branchId: base.id, split: "train" } });
@@ -100,7 +101,7 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
       // Every candidate was judged on the promotion split against its round's controls (the parent's recipe, trained as long).
       for (const child of children) {
         expect(child.promotionScore, `v${child.version}`).not.toBeNull();
-        expect(child.verdict?.checks.find((c) => c.name === "main_score_vs_control")?.detail, `v${child.version}`).toMatch(/^vs the control \(2 replicate\(s\)/);
+        expect(child.verdict?.checks.find((c) => c.name === "main_score_vs_control")?.detail, `v${child.version}`).toMatch(/^vs the control \(3 replicate\(s\)/);
       }
 
       // The children start from the parent's saved model, not from the base model.

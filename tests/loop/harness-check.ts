@@ -53,6 +53,8 @@ export interface HarnessCheckInput {
   /** Every settled branch of the run with its final training rollouts. */
   branches: readonly BranchRollouts[];
   successThreshold: number;
+  /** The run's round budget: the harness checks it may make, over which the level is divided. */
+  rounds: number;
 }
 
 /**
@@ -65,7 +67,7 @@ export function checkHarness(input: HarnessCheckInput): { check: HarnessCheck; n
     { report: input.report, scoreHistory: input.scoreHistory, rollouts: input.rollouts, labels: input.labels },
     { successThreshold: input.successThreshold },
   );
-  const evolution = evolveHarness({ harness: input.current.definition, domain: input.domain, gap, branches: input.branches });
+  const evolution = evolveHarness({ harness: input.current.definition, domain: input.domain, gap, branches: input.branches, rounds: input.rounds });
   const check: HarnessCheck = {
     round: input.round,
     fromVersion: input.current.version,

@@ -230,7 +230,8 @@ export async function runLoopInMemory(options: InMemoryLoopOptions): Promise<Loo
     scoreHistory.push(frontier.score);
 
     // 2. harness gap? replay candidate detectors over the settled branches, register those that separate.
-    const settled: BranchRollouts[] = branches.map((b) => ({
+    // The base branch was never judged against anything: it is no evidence either way.
+    const settled: BranchRollouts[] = branches.filter((b) => b.parentId).map((b) => ({
       branchId: b.id,
       outcome: b.status,
       rollouts: b.train,
@@ -246,6 +247,7 @@ export async function runLoopInMemory(options: InMemoryLoopOptions): Promise<Loo
       scoreHistory,
       branches: settled,
       successThreshold: config.gate.successThreshold,
+      rounds: config.budget.rounds,
     });
     if (next) {
       harnessVersions.push(next);

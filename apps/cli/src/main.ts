@@ -18,7 +18,7 @@ commands:
   logout                                      forget the server; commands use this machine's database again
   quickstart [--exit-when-ready] [--no-demo]  check services, migrate, build, start the worker and the dashboard, start a demo run
   run <config.yaml> [--wait] [--json]         create a run (examples/gym-swe.yaml) and optionally follow it to the end
-  calibrate <config.yaml> --trials N [--seed S] [--run <runId>] [--json]   how often the gate promotes a null intervention, and its power, on the config's gym domain
+  calibrate <config.yaml> --runs N [--power-runs N] [--seed S] [--run <runId>] [--json]   how often this config's gate promotes a null intervention per run, and its power, on the gym
   status [runId]                              one line on a run (the latest by default)
   report <runId> [--json]                     the branch tree with interventions, verdicts, decisions, labels, skills, sealed result
   decide <branchId> approve|revise|veto --note "…" [--anyway]   decide on a branch awaiting a person (--anyway: approve a failed verdict, the note says why)

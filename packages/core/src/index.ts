@@ -56,7 +56,9 @@ export { overlongPenalty, recipeScore, rescore } from "./reward-shaping.ts";
 export { backtest, type BacktestInput, type BacktestReport, type Prediction, type AdvantagePair } from "./backtest.ts";
 
 export { taskScores, pairedBootstrap, type BootstrapResult } from "./bootstrap.ts";
-export { judgeRound, type ControlComparison } from "./gate/control-test.ts";
+export { judgeRound, type ControlComparison, type RoundTestOptions } from "./gate/control-test.ts";
+export { roundAlpha, spentByRounds } from "./gate/alpha-spending.ts";
+export { roundTestOptions, runAlpha } from "./gate/round-options.ts";
 export { addControlRound, seedSd, NO_NOISE_FLOOR, type NoiseFloor } from "./gate/noise-floor.ts";
 export { holm } from "./gate/holm.ts";
 export { studentTUpperTail, studentTQuantileUpper } from "./gate/student-t.ts";

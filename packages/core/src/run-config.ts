@@ -31,8 +31,12 @@ export const runConfigSchema = z.strictObject({
       control: z.enum(["sibling", "none"]).default("sibling"),
       // Control children per round: two or more measure the seed noise the gate must beat.
       controlReplicates: z.number().int().min(1).max(8).default(2),
+      // Control children in a round whose parent no earlier round measured (the run's first round,
+      // and the first after a promotion): seed noise is measured per parent, and gate.minNoiseDf
+      // (2) needs three replicates there.
+      newParentControlReplicates: z.number().int().min(2).max(8).default(3),
     })
-    .default({ proposals: 4, keep: 2, stepsPerBranch: 30, proposer: "rule", control: "sibling", controlReplicates: 2 }),
+    .default({ proposals: 4, keep: 2, stepsPerBranch: 30, proposer: "rule", control: "sibling", controlReplicates: 2, newParentControlReplicates: 3 }),
   // The LLM proposer's provider, model, prices and dollar budget, when search.proposer is "llm".
   llm: llmSettingsSchema.optional(),
   budget: z.strictObject({

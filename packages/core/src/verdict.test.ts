@@ -43,6 +43,8 @@ function side(rollouts: Rollout[], formatErrorRate: number, crit: string[] = [])
 
 const policy = gatePolicySchema.parse({ resamples: 1000, validityLimits: { test_tampering: 0.01 } });
 const intervention = { targetMetric: "label_rate.format_error", expectedEffect: { direction: "down" as const } };
+// Round 1 of a 4-round run at alpha 0.05: a quarter of the run's alpha.
+const ROUND = { alpha: 0.0125, minEffect: policy.minEffect, minNoiseDf: policy.minNoiseDf, samplesPerTask: SAMPLES };
 
 describe("pairedBootstrap", () => {
   it("is reproducible from its seed and pairs only shared tasks", () => {
@@ -76,15 +78,32 @@ describe("verdict", () => {
     // The control and the candidate both trained on: both gained 10 points over the parent.
     const control = side(promotionRollouts(difficulty, 0.1, rand, "k"), 0.1);
     const candidate = side(promotionRollouts(difficulty, 0.1, rand, "c"), 0.05);
-    const floor = addControlRound(NO_NOISE_FLOOR, [0.6, 0.62]);
-    const vsControl = judgeRound(new Map([["c", candidate.taskScores]]), [control.taskScores], floor, 0.05).get("c")!;
+    const floor = addControlRound(NO_NOISE_FLOOR, [0.6, 0.62, 0.61]);
+    const vsControl = judgeRound(new Map([["c", candidate.taskScores]]), [control.taskScores], floor, ROUND).get("c")!;
     const v = verdict({ candidate, parent, intervention, policy, seed: 3, vsControl });
     const byName = Object.fromEntries(v.checks.map((c) => [c.name, c]));
     expect(byName.main_score_vs_parent).toMatchObject({ passed: true, blocking: false });
     expect(byName.main_score_vs_control!.passed).toBe(false);
-    expect(byName.main_score_vs_control!.numbers).toMatchObject({ holmRank: 1, family: 1, noiseDf: 1, controls: 1 });
-    expect(byName.main_score_vs_control!.detail).toMatch(/seed noise sd 0\.0141 on 1 df/);
+    expect(byName.main_score_vs_control!.numbers).toMatchObject({ holmRank: 1, family: 1, noiseDf: 2, controls: 1, minEffect: 0.01, roundAlpha: 0.0125, spent: 0.0125 });
+    expect(byName.main_score_vs_control!.detail).toMatch(/against the min effect 0\.0100; seed noise sd 0\.0100 on 2 df/);
     expect(v.promote).toBe(false);
+  });
+
+  it("judges the targeted metric against the control arm: extra training alone moving it does not count", () => {
+    const rand = seededRandom(17);
+    const difficulty = Array.from({ length: TASKS }, () => 0.2 + 0.6 * rand());
+    const parent = side(promotionRollouts(difficulty, 0, rand, "p"), 0.1);
+    // Training on lowered the format error rate for the control as much as for the candidate.
+    const control = side(promotionRollouts(difficulty, 0.3, rand, "k"), 0.05);
+    const candidate = side(promotionRollouts(difficulty, 0.3, rand, "c"), 0.05);
+    const floor = addControlRound(NO_NOISE_FLOOR, [0.6, 0.62, 0.61]);
+    const vsControl = judgeRound(new Map([["c", candidate.taskScores]]), [control.taskScores], floor, ROUND).get("c")!;
+    const vsParentOnly = verdict({ candidate, parent, intervention, policy, seed: 3, vsControl: null });
+    expect(vsParentOnly.checks.find((c) => c.name === "targeted_metric")).toMatchObject({ passed: true, numbers: { baseline: "parent" } });
+    const v = verdict({ candidate, parent, intervention, policy, seed: 3, vsControl, controlMetrics: [control.report.metrics] });
+    const targeted = v.checks.find((c) => c.name === "targeted_metric")!;
+    expect(targeted).toMatchObject({ passed: false, numbers: { before: 0.05, after: 0.05, delta: 0, baseline: "control" } });
+    expect(targeted.detail).toMatch(/\(the control \(mean of 1\)\)/);
   });
 
   it("does not blame a candidate for a CRIT finding its round's controls show too", () => {

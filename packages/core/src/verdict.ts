@@ -30,6 +30,11 @@ export interface VerdictInput {
    * brings without the intervention. A candidate is not blamed for a CRIT its controls also show.
    */
   controlCrit?: readonly string[];
+  /**
+   * The round's control replicates' metrics: the targeted metric is judged against their mean,
+   * since extra training alone moves it against the parent. Absent without a control arm.
+   */
+  controlMetrics?: readonly BranchMetrics[];
 }
 
 export interface Check {
@@ -62,9 +67,10 @@ export function metricValue(m: BranchMetrics, name: string): number | undefined 
 const fmt = (x: number) => x.toFixed(4);
 
 /**
- * The gate: the seed-aware comparison with the round's control (must beat what another training
- * seed alone produces, Holm-adjusted over the round's candidates), the best-so-far (must not
- * regress beyond the margin), the targeted metric moved as predicted, no new CRIT finding, and every
+ * The gate: the seed-aware comparison with the round's control (must beat it by more than the min
+ * effect beyond what another training seed alone produces, Holm-adjusted over the round's candidates
+ * at the round's share of the run's alpha), the best-so-far (must not regress beyond the margin),
+ * the targeted metric moved as predicted against the control, no new CRIT finding, and every
  * validity label under its limit. The parent is shown as context; it is the baseline only when the
  * run trains no control. Every check is listed with its numbers, passed or not.
  */
@@ -78,14 +84,20 @@ export function verdict(input: VerdictInput): Verdict {
 
   const { vsControl } = input;
   if (vsControl) {
+    const effect = vsControl.lower === null ? "" : `; effect Δ ${fmt(vsControl.delta)}, one-sided lower bound ${fmt(vsControl.lower)} against the min effect ${fmt(vsControl.minEffect)}`;
     checks.push({
       name: "main_score_vs_control",
       passed: vsControl.passed,
-      detail: `vs the control (${vsControl.controls} replicate(s), ${vsControl.tasks} paired tasks): ${vsControl.reason}; seed noise sd ${vsControl.seedSd === null ? "unknown" : fmt(vsControl.seedSd)} on ${vsControl.noiseDf} df, task se ${fmt(vsControl.seTask)}, Holm rank ${vsControl.rank} of ${vsControl.family}`,
+      detail: `vs the control (${vsControl.controls} replicate(s), ${vsControl.tasks} paired tasks): ${vsControl.reason}${effect}; seed noise sd ${vsControl.seedSd === null ? "unknown" : fmt(vsControl.seedSd)} on ${vsControl.noiseDf} df, task se ${fmt(vsControl.seTask)}, Holm rank ${vsControl.rank} of ${vsControl.family}`,
       numbers: {
         delta: vsControl.delta,
+        lower: vsControl.lower,
+        minEffect: vsControl.minEffect,
         threshold: vsControl.threshold,
         p: vsControl.p,
+        roundAlpha: vsControl.alpha,
+        // What the round took from the run's alpha: nothing when it could not be judged.
+        spent: vsControl.se === null ? 0 : vsControl.alpha,
         holmLevel: vsControl.level,
         holmRank: vsControl.rank,
         family: vsControl.family,
@@ -123,18 +135,25 @@ export function verdict(input: VerdictInput): Verdict {
   });
 
   const { targetMetric, expectedEffect } = input.intervention;
-  const before = metricValue(parent.report.metrics, targetMetric);
+  const controlValues = (input.controlMetrics ?? []).map((m) => metricValue(m, targetMetric));
+  const againstControl = vsControl !== null && controlValues.length > 0;
+  const before = againstControl
+    ? controlValues.every((v) => v !== undefined)
+      ? controlValues.reduce((a: number, v) => a + v!, 0) / controlValues.length
+      : undefined
+    : metricValue(parent.report.metrics, targetMetric);
   const after = metricValue(candidate.report.metrics, targetMetric);
   const moved = before !== undefined && after !== undefined ? after - before : undefined;
   const asPredicted = moved !== undefined && (expectedEffect.direction === "up" ? moved > 0 : moved < 0);
+  const baseline = againstControl ? `the control (mean of ${controlValues.length})` : "the parent";
   checks.push({
     name: "targeted_metric",
     passed: asPredicted,
     detail:
       moved === undefined
-        ? `${targetMetric} is not reported for both branches`
-        : `${targetMetric} ${fmt(before!)} → ${fmt(after!)} (Δ ${fmt(moved)}); predicted ${expectedEffect.direction}`,
-    numbers: { before: before ?? null, after: after ?? null, delta: moved ?? null, expected: expectedEffect.direction },
+        ? `${targetMetric} is not reported for both the candidate and ${baseline}`
+        : `${targetMetric} ${fmt(before!)} (${baseline}) → ${fmt(after!)} (Δ ${fmt(moved)}); predicted ${expectedEffect.direction}`,
+    numbers: { before: before ?? null, after: after ?? null, delta: moved ?? null, expected: expectedEffect.direction, baseline: againstControl ? "control" : "parent" },
   });
 
   const baselineCrit = new Set([...critFindings(parent.report), ...(input.controlCrit ?? [])]);

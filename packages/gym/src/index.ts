@@ -10,7 +10,7 @@ export { GYM_DOMAINS, type GymDomain, type Task } from "./tasks/task.ts";
 export { LR_SCALE, SUPPORTED_ESTIMATORS } from "./grpo.ts";
 export type { Policy } from "./policy.ts";
 export type { Episode, EpisodeEnv, DomainModel } from "./episodes/episode.ts";
-export { runGateTrials, isGymDomain, NotAGymDomainError, TRIAL_CANDIDATES, type TrialOptions, type Outcome } from "./trials/gate-trials.ts";
+export { runGateTrials, isGymDomain, NotAGymDomainError, REAL_ARMS, type TrialOptions, type NullRun, type PowerRun, type BaseState, type GateTrialsResult } from "./trials/gate-trials.ts";
 export { trainGymBranch, type GymBranchInput, type TrainedGymBranch } from "./trials/gym-branch.ts";
 export { gateSide, type ScoredSide } from "./trials/gate-side.ts";
 export { LabelStore, type BranchLabels, type LabelledBranch } from "./trials/branch-labels.ts";

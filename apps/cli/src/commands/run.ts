@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { RunConfig } from "@evotrainer/core";
 import { buildRunReport, createDatabase, createRun } from "@evotrainer/db";
 import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
@@ -23,7 +24,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const producer = new Producer(connection, env.EVO_QUEUE_PREFIX);
   try {
     await connection.connect();
-    const { runId, baseBranchId } = await createRun(db, config, { organizationId: await localOrganization(db) });
+    const { runId, baseBranchId } = await createRun(db, config, { organizationId: await localOrganization(db) }, { configPath: resolve(file) });
     await producer.enqueue(QueueName.Dispatch, { runId, branchId: baseBranchId });
     if (!json) console.error(`evotrainer: run ${runId} created from ${file}; its base branch is queued`);
     if (!args.includes("--wait")) {

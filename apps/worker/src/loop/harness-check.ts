@@ -33,7 +33,11 @@ export async function harnessCheck(
   );
   if (!gap.gap) return run.harnessVersionId!;
 
-  const settled = await db.branch.findMany({ where: { runId: run.id, kind: "candidate", status: { in: ["promoted", "rejected", "vetoed"] } }, select: { id: true, status: true } });
+  // The base branch was never judged against anything: it is no evidence either way.
+  const settled = await db.branch.findMany({
+    where: { runId: run.id, kind: "candidate", parentId: { not: null }, status: { in: ["promoted", "rejected", "vetoed"] } },
+    select: { id: true, status: true },
+  });
   const branches: BranchRollouts[] = [];
   for (const b of settled) {
     const { rollouts } = await loadLastTrainSteps(deps.db, b.id, FINAL_TRAIN_STEPS);
@@ -42,7 +46,7 @@ export async function harnessCheck(
   const reviewed = await db.rolloutLabel.findMany({ where: { rollout: { runId: run.id }, review: { not: null } }, include: { rollout: { select: { uid: true } } } });
   const confirmed: ConfirmedLabel[] = reviewed.map((l) => ({ rolloutUid: l.rollout.uid, label: l.label, present: l.review === "confirmed" }));
   const { harness } = await deps.harnesses.get(run.harnessVersionId!);
-  const evolution = evolveHarness({ harness: harness.definition, domain: config.domain, gap, branches, confirmed, options: { successThreshold: config.gate.successThreshold } });
+  const evolution = evolveHarness({ harness: harness.definition, domain: config.domain, gap, branches, confirmed, options: { successThreshold: config.gate.successThreshold }, rounds: config.budget.rounds });
   const summary = evolution.validations.map((v) => ({ detector: v.detectorId, accepted: v.accepted, refusedBy: v.refusedBy, reasons: v.reasons }));
 
   return db.$transaction(async (tx) => {

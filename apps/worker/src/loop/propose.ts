@@ -150,10 +150,13 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
       }
       branches.push(branch.id);
     }
-    // Candidates are judged against what the parent becomes with the same extra training.
+    // Candidates are judged against what the parent becomes with the same extra training. Seed
+    // noise is measured per parent: a parent no earlier round measured needs more replicates.
+    const measuredParent = parent.children.some((c) => c.kind === "control" && c.promotionScore !== null);
+    const replicates = measuredParent ? config.search.controlReplicates : config.search.newParentControlReplicates;
     const controls =
       branches.length > 0 && config.search.control === "sibling"
-        ? await createControls(tx, { runId: run.id, parent, round: payload.round, version, replicates: config.search.controlReplicates, status: design.gated ? "proposed" : "queued" })
+        ? await createControls(tx, { runId: run.id, parent, round: payload.round, version, replicates, status: design.gated ? "proposed" : "queued" })
         : [];
     return { branches, controls };
   });

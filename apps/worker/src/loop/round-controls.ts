@@ -1,5 +1,5 @@
-import { addControlRound, critFindings, judgeRound, NO_NOISE_FLOOR, type CompiledHarness, type ControlComparison, type RunConfig } from "@evotrainer/core";
-import { recordEvent, type Database } from "@evotrainer/db";
+import { addControlRound, critFindings, judgeRound, NO_NOISE_FLOOR, roundTestOptions, type BranchMetrics, type CompiledHarness, type ControlComparison, type RunConfig } from "@evotrainer/core";
+import { alphaSpentBefore, recordEvent, type Database } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { advanceRun } from "./advance-run.ts";
 import type { LoopDeps } from "./deps.ts";
@@ -11,6 +11,9 @@ type Tx = Parameters<Parameters<Database["$transaction"]>[0]>[0];
 const UNFINISHED = ["proposed", "queued", "training"] as const;
 // A candidate that reached evaluation has promotion rollouts and is one of the round's K tests.
 const EVALUATED = ["evaluating", "awaiting_decision", "promoted", "rejected", "vetoed"] as const;
+// A candidate whose training failed was tested too, by the proposer's choice: it stays in Holm's
+// family (with p = 1), so failures cannot make the round's level more lenient for the rest.
+const FAILED = "failed";
 
 /**
  * Creates the round's control children next to its candidates: the parent's recipe unchanged, from
@@ -62,38 +65,43 @@ export async function wakeRound(deps: LoopDeps, branch: { runId: string; parentI
 /**
  * The seed-aware comparison for one candidate, or why it must wait: every sibling of the round
  * (candidates for Holm's family, controls as baseline) must have finished training first. The noise
- * floor pools the control replicates of this round and every earlier one of the run.
+ * floor pools the control replicates of this round and of every earlier round from the same parent;
+ * the round's alpha is what the run's spending allows after what its earlier verdicts spent.
  */
 export async function roundComparison(
   deps: LoopDeps,
   harness: CompiledHarness,
   branch: { id: string; runId: string; parentId: string; round: number },
   config: RunConfig,
-): Promise<{ waiting: string } | { vsControl: ControlComparison; controlCrit: string[] }> {
+): Promise<{ waiting: string } | { vsControl: ControlComparison; controlCrit: string[]; controlMetrics: BranchMetrics[] }> {
   const siblings = await deps.db.branch.findMany({ where: { runId: branch.runId, parentId: branch.parentId, round: branch.round }, select: { id: true, kind: true, status: true } });
   const unfinished = siblings.filter((s) => (UNFINISHED as readonly string[]).includes(s.status) || (s.kind === "control" && s.status === "evaluating"));
   if (unfinished.length > 0) return { waiting: `waiting for ${unfinished.length} sibling(s) of round ${branch.round} to finish` };
 
   const controls = siblings.filter((s) => s.kind === "control" && s.status === "rejected");
   const candidates = siblings.filter((s) => s.kind === "candidate" && (EVALUATED as readonly string[]).includes(s.status));
+  const untested = siblings.filter((s) => s.kind === "candidate" && s.status === FAILED).length;
   const controlScores = [];
+  const controlMetrics: BranchMetrics[] = [];
   const controlCrit = new Set<string>();
   for (const c of controls) {
     const control = await gateSide(deps, harness, c.id);
     controlScores.push(control.taskScores);
+    controlMetrics.push(control.report.metrics);
     for (const finding of critFindings(control.report)) controlCrit.add(finding);
   }
   const candidateScores = new Map<string, ReadonlyMap<string, number>>();
   for (const c of candidates) candidateScores.set(c.id, (await gateSide(deps, harness, c.id)).taskScores);
 
   const measured = await deps.db.branch.findMany({
-    where: { runId: branch.runId, kind: "control", status: "rejected", round: { lte: branch.round }, promotionScore: { not: null } },
-    select: { parentId: true, round: true, promotionScore: true },
+    where: { runId: branch.runId, parentId: branch.parentId, kind: "control", status: "rejected", round: { lte: branch.round }, promotionScore: { not: null } },
+    select: { round: true, promotionScore: true },
     orderBy: [{ round: "asc" }, { version: "asc" }],
   });
-  const groups = new Map<string, number[]>();
-  for (const m of measured) groups.set(`${m.round}|${m.parentId}`, [...(groups.get(`${m.round}|${m.parentId}`) ?? []), m.promotionScore!]);
+  const groups = new Map<number, number[]>();
+  for (const m of measured) groups.set(m.round, [...(groups.get(m.round) ?? []), m.promotionScore!]);
   const floor = [...groups.values()].reduce(addControlRound, NO_NOISE_FLOOR);
-  const alpha = 1 - config.gate.confidence;
-  return { vsControl: judgeRound(candidateScores, controlScores, floor, alpha).get(branch.id)!, controlCrit: [...controlCrit].sort() };
+  const spentBefore = await alphaSpentBefore(deps.db, branch.runId, branch.round);
+  const options = roundTestOptions(config, { round: branch.round, spentBefore, untested });
+  return { vsControl: judgeRound(candidateScores, controlScores, floor, options).get(branch.id)!, controlCrit: [...controlCrit].sort(), controlMetrics };
 }

@@ -4,6 +4,7 @@ import {
   gateFor,
   policyDecision,
   verdict as judge,
+  type BranchMetrics,
   type GatePolicy,
   type HealthReport,
   type Intervention,
@@ -35,10 +36,11 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
   if (branch.kind === "control") return measureControl(deps, harness, branch);
   let vsControl = null;
   let controlCrit: string[] | undefined;
+  let controlMetrics: BranchMetrics[] | undefined;
   if (branch.parentId && config.search.control === "sibling") {
     const comparison = await roundComparison(deps, harness, { ...branch, parentId: branch.parentId }, config);
     if ("waiting" in comparison) return comparison.waiting;
-    ({ vsControl, controlCrit } = comparison);
+    ({ vsControl, controlCrit, controlMetrics } = comparison);
   }
   const candidate = await gateSide(deps, harness, branch.id);
 
@@ -48,7 +50,7 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
   const bestId = branch.run.bestBranchId;
   const best = bestId && bestId !== branch.parentId ? await gateSide(deps, harness, bestId) : undefined;
   const intervention = branch.intervention as unknown as Pick<Intervention, "targetMetric" | "expectedEffect">;
-  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl, ...(controlCrit ? { controlCrit } : {}) });
+  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl, ...(controlCrit ? { controlCrit } : {}), ...(controlMetrics ? { controlMetrics } : {}) });
 
   const history = await db.branch.findMany({
     where: { runId: branch.runId, parentId: { not: null }, kind: "candidate", verdict: { isNot: null } },
@@ -57,10 +59,12 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
   });
   const outcomes = history.map((b) => ({ verdict: { promote: b.verdict!.passed }, decisions: b.decisions.map(coreDecision) }));
   const finishedInDomain = await db.verdict.count({ where: { branch: { run: { domain: config.domain, organizationId: branch.run.organizationId } } } });
-  const gate = gateFor(config.autonomy, "completion", {
+  const policyGate = gateFor(config.autonomy, "completion", {
     consecutiveFailedBranches: consecutiveFailures(outcomes),
     finishedBranchesInDomain: finishedInDomain,
   });
+  // Too few controls to measure the seed noise: the gate cannot judge, so a person does.
+  const gate = vsControl?.notEnoughControls ? { gated: true, reasons: [...policyGate.reasons, vsControl.reason] } : policyGate;
 
   // The verdict and, without a gate, the policy's decision commit together, so a repeat of this
   // step after a crash finds both and only settles.

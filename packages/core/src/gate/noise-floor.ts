@@ -3,8 +3,8 @@ import { mean } from "../stats.ts";
 /**
  * How much a branch's promotion score moves between training seeds with nothing changed: the
  * pooled within-round variance of control replicates' mean scores (sum of squares over degrees
- * of freedom). It is carried forward over a run's rounds, so every round adds what its replicates
- * measured and the estimate sharpens as the run goes on.
+ * of freedom). It is carried over the rounds that share a parent: a new parent is a new policy,
+ * whose seed noise earlier rounds did not measure.
  */
 export interface NoiseFloor {
   sumSquares: number;
@@ -23,7 +23,11 @@ export function addControlRound(floor: NoiseFloor, replicateScores: readonly num
   return { sumSquares: floor.sumSquares + ss, df: floor.df + replicateScores.length - 1, rounds: floor.rounds + 1 };
 }
 
-/** The seed standard deviation of one branch's mean score; undefined before any replicate. */
-export function seedSd(floor: NoiseFloor): number | undefined {
-  return floor.df > 0 ? Math.sqrt(floor.sumSquares / floor.df) : undefined;
+/**
+ * The seed standard deviation of one branch's mean score; undefined before any replicate. A score
+ * moves in steps of `resolution` (1 / (tasks × samples per task)), so replicates that tie measured
+ * no noise finer than one step, not an absence of noise: the estimate never reads below one step.
+ */
+export function seedSd(floor: NoiseFloor, resolution = 0): number | undefined {
+  return floor.df > 0 ? Math.max(Math.sqrt(floor.sumSquares / floor.df), resolution) : undefined;
 }

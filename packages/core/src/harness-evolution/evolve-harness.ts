@@ -3,7 +3,7 @@ import type { Harness } from "../harness/harness.ts";
 import { candidateDetectors } from "./candidate-detectors.ts";
 import type { DiagnosticGap } from "./gap-check.ts";
 import { registerDetectors, type HarnessRegistration } from "./register-detectors.ts";
-import { retroValidate, type BranchRollouts, type ConfirmedLabel, type RetroOptions, type RetroValidation } from "./retro-validate.ts";
+import { DEFAULT_RETRO_OPTIONS, retroValidate, type BranchRollouts, type ConfirmedLabel, type RetroOptions, type RetroValidation } from "./retro-validate.ts";
 
 export interface EvolveInput {
   harness: Harness;
@@ -14,6 +14,11 @@ export interface EvolveInput {
   confirmed?: readonly ConfirmedLabel[];
   library?: readonly DetectorDefinition[];
   options?: Partial<RetroOptions>;
+  /**
+   * How many harness checks the run may make (its round budget): the same candidates are re-tested
+   * at every one, so the run's level is divided over them as well as over the candidates.
+   */
+  rounds?: number;
 }
 
 export interface Evolution {
@@ -23,12 +28,16 @@ export interface Evolution {
   registration?: HarnessRegistration;
 }
 
-/** Step 2 of the loop: on a diagnostic gap, replay every candidate detector and register those that earn it. */
+/**
+ * Step 2 of the loop: on a diagnostic gap, replay every candidate detector and register those that
+ * earn it. Bonferroni over candidates × the run's checks keeps the chance of registering any
+ * detector that separates nothing, over the whole run, at the run's level.
+ */
 export function evolveHarness(input: EvolveInput): Evolution {
   if (!input.gap.gap) return { harness: input.harness, validations: [] };
-  const validations = candidateDetectors(input.harness, input.domain, input.library).map((d) =>
-    retroValidate(d, input.branches, input.confirmed, { ...input.options, domain: input.domain }),
-  );
+  const candidates = candidateDetectors(input.harness, input.domain, input.library);
+  const level = (input.options?.level ?? DEFAULT_RETRO_OPTIONS.level) / (Math.max(1, candidates.length) * Math.max(1, input.rounds ?? 1));
+  const validations = candidates.map((d) => retroValidate(d, input.branches, input.confirmed, { ...input.options, level, domain: input.domain }));
   const registered = registerDetectors(input.harness, validations);
   return registered.ok
     ? { harness: registered.harness, validations, registration: registered.registration }

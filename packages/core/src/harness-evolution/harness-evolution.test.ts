@@ -32,6 +32,9 @@ function branch(branchId: string, outcome: BranchRollouts["outcome"], n = 20): B
 // Three branches per side: the fewest with which an exact permutation test can reach p = 1/20 = 0.05.
 const history = [branch("b1", "promoted"), branch("b2", "rejected"), branch("b3", "promoted"), branch("b4", "rejected"), branch("b5", "promoted"), branch("b6", "rejected")];
 
+// Six per side: a family of candidates re-tested over a run's rounds can still be convinced.
+const twelve = [...history, branch("b7", "promoted"), branch("b8", "rejected"), branch("b9", "promoted"), branch("b10", "rejected"), branch("b11", "promoted"), branch("b12", "rejected")];
+
 const always: DetectorDefinition = {
   id: "custom.always",
   label: "always",
@@ -134,10 +137,13 @@ describe("registration is refused, naming the rule", () => {
       flaggedBranch("p1", "promoted", 100, 5), flaggedBranch("p2", "promoted", 100, 5), flaggedBranch("p3", "promoted", 100, 5),
       flaggedBranch("r1", "rejected", 1000, 60), flaggedBranch("r2", "rejected", 2, 2), flaggedBranch("r3", "rejected", 2, 2),
     ];
-    const v = retroValidate(oddSample, skewed, [], { maxSuccessfulRate: 1 });
-    expect(v.refusedBy).toEqual(["rollout_separation"]);
+    // Counted over rollouts, r1's thousand rollouts would dominate; with branches as the units
+    // (clustered standard errors, t on 4 df) the evidence is weak.
+    const v = retroValidate(oddSample, skewed, [], { maxSuccessfulRate: 1, level: 0.01 });
+    expect(v.refusedBy).toEqual(["branch_separation", "rollout_separation"]);
     expect(v.evidence!.branchTest!.p).toBe(0.05);
-    expect(v.evidence!.rolloutTest!.p).toBeGreaterThan(0.05);
+    expect(v.evidence!.rolloutTest).toMatchObject({ df: 4, branches: { rejected: 3, promoted: 3 } });
+    expect(v.evidence!.rolloutTest!.p).toBeGreaterThan(0.01);
   });
 
   it("firing_rate: a detector on every rollout, or on the successes of promoted branches", () => {
@@ -188,16 +194,27 @@ describe("evolveHarness", () => {
   const harness = harnessSchema.parse({ version: 3, detectors: [...SWE_DETECTORS], healthRules: [...DEFAULT_HEALTH_RULES] });
   const gap: DiagnosticGap = { gap: true, reasons: ["score flat"], scoreFlat: true, critFindings: [], failures: 10, unexplained: 10, unexplainedShare: 1, exampleUids: [] };
 
+  it("does not count the same evidence twice: the run's level is divided over the candidates and the rounds it re-tests them in", () => {
+    // Three branches per side reach p = 0.05 at best: enough for one test, never for a corrected family.
+    const out = evolveHarness({ harness, domain: "swe", gap, branches: history, rounds: 4 });
+    expect(out.registration).toBeUndefined();
+    const level = 0.05 / (out.validations.length * 4);
+    const mismatchTest = out.validations.find((v) => v.detectorId === "swe.reward_test_mismatch")!;
+    expect(mismatchTest.evidence!.options.level).toBeCloseTo(level, 15);
+    expect(mismatchTest.refusedBy).toEqual(["branch_separation"]);
+  });
+
   it("registers the separating candidate as a new harness version, with its evidence and a health rule on its rate", () => {
-    const out = evolveHarness({ harness, domain: "swe", gap, branches: history });
+    const out = evolveHarness({ harness, domain: "swe", gap, branches: twelve, rounds: 4 });
     expect(out.registration?.fromVersion).toBe(3);
     expect(out.registration?.toVersion).toBe(4);
     expect(out.registration?.added.map((a) => a.detectorId)).toEqual(["swe.reward_test_mismatch"]);
     const added = out.registration!.added[0]!;
     expect(added.healthRuleId).toBe("label-reward-test-mismatch-warn");
     expect(added.evidence.separation).toMatchObject({ difference: 0.5, auc: 1 });
-    expect(added.evidence.perBranch.map((b) => b.rate)).toEqual([0, 0.5, 0, 0.5, 0, 0.5]);
-    expect(added.evidence.branchTest).toMatchObject({ p: 0.05, exact: true });
+    expect(added.evidence.perBranch.map((b) => b.rate)).toEqual([0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5]);
+    // 1 of C(12, 6) = 924 relabellings: below 0.05 / (candidates × 4 rounds).
+    expect(added.evidence.branchTest).toMatchObject({ p: 1 / 924, exact: true });
     expect(added.evidence.test).toMatch(/^one-sided exact permutation test/);
     expect(out.harness.version).toBe(4);
     expect(out.harness.healthRules.at(-1)!.when).toBe("label_rate['reward_test_mismatch'] > 0.25");
@@ -206,7 +223,7 @@ describe("evolveHarness", () => {
 
     const compiled = compileHarness(out.harness);
     if (!compiled.ok) throw new Error("new harness does not compile");
-    expect(compiled.harness.label(history[1]!.rollouts, "swe").labels.filter((l) => l.label === "reward_test_mismatch")).toHaveLength(10);
+    expect(compiled.harness.label(twelve[1]!.rollouts, "swe").labels.filter((l) => l.label === "reward_test_mismatch")).toHaveLength(10);
   });
 
   it("keeps the harness when there is no gap or nothing separates", () => {

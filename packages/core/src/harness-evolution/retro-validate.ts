@@ -3,7 +3,7 @@ import { compileDetector, verifyDetectorCases, type Detector, type DetectorDefin
 import { rolloutBindings, type RolloutContext } from "../harness/rollout-variables.ts";
 import { domainMismatch } from "./domain-fields.ts";
 import { rateSeparation, type RateSeparation } from "./rate-separation.ts";
-import { branchPermutationTest, rolloutProportionTest, type PermutationTest, type ProportionTest } from "./separation-tests.ts";
+import { branchPermutationTest, clusteredProportionTest, type PermutationTest, type ProportionTest } from "./separation-tests.ts";
 
 /** One past branch of the run, with its rollouts and how the gate (or a person) judged it. */
 export interface BranchRollouts {
@@ -31,7 +31,10 @@ export interface RetroOptions {
   minFlagged: number;
   minRateDifference: number;
   minAuc: number;
-  /** Level of the one-sided branch permutation test and of the rollout-level proportion test. */
+  /**
+   * Level of each one-sided test (branch permutation, branch-clustered proportion) for one
+   * candidate in one check; evolveHarness divides the run's level over the candidates and rounds.
+   */
   level: number;
   /** A detector firing on this share of all replayed rollouts or more labels everything, i.e. nothing. */
   maxFiringRate: number;
@@ -57,7 +60,7 @@ export const DEFAULT_RETRO_OPTIONS: RetroOptions = {
 
 /** How the evidence was tested, stored with every registration. */
 export const ADMISSION_TEST =
-  "one-sided exact permutation test of per-branch label rates (rejected > promoted) and one-sided two-proportion z-test over rollouts, each at the stated level, with at least minBranchesPerSide branches per side and minFlagged flagged rollouts; firing rate below maxFiringRate overall and at most maxSuccessfulRate among successful rollouts of promoted branches; the detector's own cases pass";
+  "one-sided exact permutation test of per-branch label rates (rejected > promoted) and one-sided two-proportion test over rollouts with branch-clustered standard errors (t on branches − 2 df), each at the stated level (the run's level divided over the candidates tested and the run's rounds), with at least minBranchesPerSide branches per side and minFlagged flagged rollouts; firing rate below maxFiringRate overall and at most maxSuccessfulRate among successful rollouts of promoted branches; the detector's own cases pass";
 
 export interface BranchRate {
   branchId: string;
@@ -166,19 +169,19 @@ export function retroValidate(
   if (promoted.length > 0 && rejected.length > 0) {
     separation = rateSeparation(promoted.map((b) => b.rate), rejected.map((b) => b.rate));
     branchTest = branchPermutationTest(promoted.map((b) => b.rate), rejected.map((b) => b.rate));
-    const sum = (bs: BranchRate[]) => ({ flagged: bs.reduce((a, b) => a + b.flagged, 0), n: bs.reduce((a, b) => a + b.rollouts, 0) });
-    rolloutTest = rolloutProportionTest(sum(rejected), sum(promoted));
+    const counts = (bs: BranchRate[]) => bs.map((b) => ({ flagged: b.flagged, n: b.rollouts }));
+    rolloutTest = clusteredProportionTest(counts(rejected), counts(promoted));
     const branchOk = separation.difference >= o.minRateDifference && separation.auc >= o.minAuc && branchTest.p <= o.level;
     if (!branchOk) separationRefusals.add("branch_separation");
     reasons.push(
       `branch_separation: rate on rejected ${separation.rejectedMean.toFixed(4)} vs promoted ${separation.promotedMean.toFixed(4)} ` +
         `(Δ ${separation.difference.toFixed(4)}, need ≥ ${o.minRateDifference}; AUC ${separation.auc.toFixed(3)}, need ≥ ${o.minAuc}; ` +
-        `permutation p ${branchTest.p.toPrecision(3)} over ${branchTest.permutations} relabellings, need ≤ ${o.level})`,
+        `permutation p ${branchTest.p.toPrecision(3)} over ${branchTest.permutations} relabellings, need ≤ ${o.level.toPrecision(3)})`,
     );
     if (rolloutTest.p > o.level) separationRefusals.add("rollout_separation");
     reasons.push(
       `rollout_separation: ${rolloutTest.rejectedRate.toFixed(4)} of rejected branches' rollouts vs ${rolloutTest.promotedRate.toFixed(4)} of promoted ones ` +
-        `(z ${rolloutTest.z.toFixed(2)}, p ${rolloutTest.p.toPrecision(3)}, need ≤ ${o.level})`,
+        `(branch-clustered t ${rolloutTest.z.toFixed(2)} on ${rolloutTest.df} df, p ${rolloutTest.p.toPrecision(3)}, need ≤ ${o.level.toPrecision(3)})`,
     );
   } else {
     separationRefusals.add("branch_separation");

@@ -72,20 +72,42 @@ export function branchPermutationTest(promoted: readonly number[], rejected: rea
 export interface ProportionTest {
   rejectedRate: number;
   promotedRate: number;
+  /** Branches per side: the independent units the variance is estimated over. */
+  branches: { rejected: number; promoted: number };
+  /** (rejectedRate − promotedRate) / its branch-clustered standard error. */
   z: number;
+  /** Degrees of freedom of the t reference: branches − 2. */
+  df: number;
   p: number;
 }
 
+/** A side's pooled rate Σflagged / Σn and its variance with branches as clusters (linearisation of the ratio). */
+function clusteredRate(branches: readonly { flagged: number; n: number }[]): { rate: number; variance: number } {
+  const total = branches.reduce((a, b) => a + b.n, 0);
+  const rate = total ? branches.reduce((a, b) => a + b.flagged, 0) / total : 0;
+  const k = branches.length;
+  if (k < 2 || total === 0) return { rate, variance: Number.POSITIVE_INFINITY };
+  const ss = branches.reduce((a, b) => a + (b.flagged - rate * b.n) ** 2, 0);
+  return { rate, variance: (k / (k - 1)) * ss / total ** 2 };
+}
+
 /**
- * Rollout-level check: the label is more frequent among the rollouts of rejected branches than
- * among those of promoted ones (one-sided two-proportion z-test, pooled variance). Rollouts of one
- * branch are not independent, which is why the branch-level permutation test must hold as well.
+ * Rollout-level check made at branch level: the label is more frequent among the rollouts of
+ * rejected branches than among those of promoted ones, one-sided, with the standard error computed
+ * over branches (cluster-robust), since the rollouts of one branch share its policy and are not
+ * independent: a z-test over rollouts read p = 2e-126 for one pair of branches. Student's t on
+ * branches − 2 degrees of freedom.
  */
-export function rolloutProportionTest(rejected: { flagged: number; n: number }, promoted: { flagged: number; n: number }): ProportionTest {
-  const p1 = rejected.n ? rejected.flagged / rejected.n : 0;
-  const p2 = promoted.n ? promoted.flagged / promoted.n : 0;
-  const pooled = (rejected.flagged + promoted.flagged) / Math.max(1, rejected.n + promoted.n);
-  const se = Math.sqrt(pooled * (1 - pooled) * (1 / Math.max(1, rejected.n) + 1 / Math.max(1, promoted.n)));
-  const z = se === 0 ? 0 : (p1 - p2) / se;
-  return { rejectedRate: p1, promotedRate: p2, z, p: se === 0 ? 1 : studentTUpperTail(z, Infinity) };
+export function clusteredProportionTest(rejected: readonly { flagged: number; n: number }[], promoted: readonly { flagged: number; n: number }[]): ProportionTest {
+  const r = clusteredRate(rejected);
+  const q = clusteredRate(promoted);
+  const df = rejected.length + promoted.length - 2;
+  const se = Math.sqrt(r.variance + q.variance);
+  const difference = r.rate - q.rate;
+  const base = { rejectedRate: r.rate, promotedRate: q.rate, branches: { rejected: rejected.length, promoted: promoted.length }, df };
+  if (!Number.isFinite(se) || df < 1) return { ...base, z: 0, p: 1 };
+  // Every branch of each side flags at exactly its side's rate: the sides differ or they do not.
+  if (se === 0) return { ...base, z: 0, p: difference > 0 ? 0 : 1 };
+  const z = difference / se;
+  return { ...base, z, p: studentTUpperTail(z, df) };
 }

@@ -14,6 +14,11 @@ export const gatePolicySchema = z.strictObject({
   // Maximum rate per validity label on the candidate's promotion rollouts.
   validityLimits: z.record(z.string(), z.number().min(0).max(1)).default({}),
   successThreshold: z.number().default(0.5),
+  // The smallest gain over the control (score units) worth promoting: the gate tests Δ > minEffect.
+  minEffect: z.number().min(0).max(1).default(0.01),
+  // The fewest degrees of freedom of the seed-noise estimate a round is judged on; with fewer the
+  // verdict says there are not enough controls to judge and a person decides.
+  minNoiseDf: z.number().int().min(1).default(2),
 });
 export type GatePolicy = z.infer<typeof gatePolicySchema>;
 

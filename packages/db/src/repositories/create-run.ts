@@ -21,6 +21,8 @@ export interface CreateRunOptions {
   baseStatus?: "queued" | "awaiting_decision";
   /** Writes that commit with the run or not at all (an import's job), so a failure leaves no half-made run. */
   alongside?: (tx: Tx, created: CreatedRun) => Promise<void>;
+  /** The config file the run was created from, as the CLI resolved it: the page's calibrate command names it. */
+  configPath?: string;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function createRun(
     await tx.run.update({ where: { id: run.id }, data: { harnessVersionId } });
     const recipeId = await storeRecipe(tx, config.recipe);
     const base = await tx.branch.create({ data: { runId: run.id, version: 0, round: 0, status: options.baseStatus ?? "queued", recipeId } });
-    await recordEvent(tx, { runId: run.id, type: "run_created", actor: owner.createdById ? `user:${owner.createdById}` : "cli", payload: { config: json(config) } });
+    await recordEvent(tx, { runId: run.id, type: "run_created", actor: owner.createdById ? `user:${owner.createdById}` : "cli", payload: { config: json(config), ...(options.configPath ? { configPath: options.configPath } : {}) } });
     await recordEvent(tx, { runId: run.id, type: "harness_version", actor: "system", payload: { version: 1, detectors: DETECTOR_CATALOG.filter((d) => d.domains.includes(config.domain)).length } });
     await recordEvent(tx, { runId: run.id, branchId: base.id, type: "branch_created", actor: "system", payload: { version: 0, base: true } });
     const created = { runId: run.id, baseBranchId: base.id };

@@ -1,3 +1,4 @@
+import { contentHash, runConfigOf } from "@evotrainer/core";
 import { z } from "zod";
 import type { Domain } from "../generated/prisma/client.ts";
 import type { Tx } from "./events.ts";
@@ -6,24 +7,40 @@ import { json } from "./json.ts";
 const interval = z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]);
 
 const powerSchema = z.array(
-  z.object({ arm: z.string().min(1), n: z.number().int().positive(), promoted: z.number().int().nonnegative(), rate: z.number().min(0).max(1), interval, meanDelta: z.number() }),
+  z.object({
+    arm: z.string().min(1),
+    n: z.number().int().nonnegative(),
+    promoted: z.number().int().nonnegative(),
+    rate: z.number().min(0).max(1),
+    interval,
+    meanDelta: z.number(),
+    // The checks besides the score that kept the intervention out (a validity limit on a hacking base).
+    blockedBy: z.array(z.string()).default([]),
+  }),
 );
 
+// The run's gate as calibrated: the settings that decide it, read from the config calibrated.
 const gateParametersSchema = z.object({
   alpha: z.number().gt(0).lt(1),
-  replicates: z.number().int().positive(),
+  control: z.enum(["sibling", "none"]),
+  rounds: z.number().int().positive(),
   candidates: z.number().int().positive(),
-  carried: z.number().int().nonnegative(),
+  replicates: z.number().int().positive(),
+  newParentReplicates: z.number().int().positive(),
+  minEffect: z.number().min(0),
+  minNoiseDf: z.number().int().positive(),
   steps: z.number().int().positive(),
-  tasksPerStep: z.number().int().positive(),
+  // The config's base branch fails its validity limits: measured anyway, and said so.
+  baseHacks: z.boolean(),
 });
 
-export const gateCalibrationInputSchema = z.object({
+const gateCalibrationInputSchema = z.object({
   organizationId: z.string().min(1),
   runId: z.string().min(1).nullable(),
   domain: z.enum(["math", "code", "swe"]),
   configHash: z.string().regex(/^[0-9a-f]{64}$/, "a sha256 hex content hash"),
   seed: z.number().int(),
+  // Independent null runs: the unit the false-promotion interval counts.
   trials: z.number().int().positive(),
   falsePromotion: z.object({ k: z.number().int().nonnegative(), n: z.number().int().positive(), rate: z.number().min(0).max(1), interval }),
   power: powerSchema,
@@ -86,14 +103,29 @@ export function gateCalibrationOf(row: GateCalibrationRow): GateCalibrationRecor
   };
 }
 
+/** What a run's page shows of calibration: a measurement of this very config, or how to make one. */
+export type RunCalibration =
+  | { calibrated: true; record: GateCalibrationRecord; attached: boolean }
+  | { calibrated: false; configHash: string; configPath: string | null; control: "sibling" | "none" };
+
 /**
  * The calibration a run's page shows: the newest attached to the run, else the newest
- * organization-level one for the run's domain (calibrations made without --run).
+ * organization-level one, in either case only of the run's own config (its content hash). A
+ * calibration of another config measured another gate, whatever the domain.
  */
-export async function gateCalibrationForRun(db: Tx, runId: string): Promise<{ record: GateCalibrationRecord; attached: boolean } | null> {
-  const run = await db.run.findUniqueOrThrow({ where: { id: runId }, select: { organizationId: true, domain: true } });
-  const own = await db.gateCalibration.findFirst({ where: { runId }, orderBy: { createdAt: "desc" } });
-  if (own) return { record: gateCalibrationOf(own), attached: true };
-  const shared = await db.gateCalibration.findFirst({ where: { organizationId: run.organizationId, runId: null, domain: run.domain }, orderBy: { createdAt: "desc" } });
-  return shared ? { record: gateCalibrationOf(shared), attached: false } : null;
+export async function gateCalibrationForRun(db: Tx, runId: string): Promise<RunCalibration> {
+  const run = await db.run.findUniqueOrThrow({ where: { id: runId }, select: { organizationId: true, settings: true } });
+  const config = runConfigOf(run);
+  const configHash = contentHash(config);
+  const rows = await db.gateCalibration.findMany({
+    where: { organizationId: run.organizationId, configHash, OR: [{ runId }, { runId: null }] },
+    orderBy: { createdAt: "desc" },
+  });
+  const row = rows.find((r) => r.runId === runId) ?? rows[0];
+  // Rows of an earlier calibration (per candidate, other settings) do not describe this gate.
+  const current = row && gateParametersSchema.safeParse(row.gateParameters).success ? row : undefined;
+  if (current) return { calibrated: true, record: gateCalibrationOf(current), attached: current.runId === runId };
+  const created = await db.event.findFirst({ where: { runId, type: "run_created" }, select: { payload: true } });
+  const path = z.object({ configPath: z.string().min(1) }).safeParse(created?.payload);
+  return { calibrated: false, configHash, configPath: path.success ? path.data.configPath : null, control: config.search.control };
 }

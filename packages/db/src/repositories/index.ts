@@ -28,7 +28,8 @@ export {
   createWebhook, listWebhooks, deleteWebhook, openWebhook, enqueueNotification, writeOutbox, relayOutbox, createTestDelivery, loadDelivery, recordAttempt, pendingDeliveries, listDeliveries, webhookInputSchema,
   type WebhookInput, type WebhookSummary, type OpenedWebhook, type DeliveryWork, type AttemptResult, type DeliveryLogEntry,
 } from "./notifications.ts";
-export { gateCalibrationForRun, recordGateCalibration, type GateCalibrationInput, type GateCalibrationRecord } from "./gate-calibrations.ts";
+export { alphaSpentBefore } from "./alpha-spent.ts";
+export { gateCalibrationForRun, recordGateCalibration, type GateCalibrationInput, type GateCalibrationRecord, type RunCalibration } from "./gate-calibrations.ts";
 export { branchLabelRates } from "./label-rates.ts";
 export { detectorOf, labelDetectors, type LabelDetector } from "./label-detectors.ts";
 export { importJob, importTarget, type ImportTarget, type ImportWhere } from "./import-target.ts";

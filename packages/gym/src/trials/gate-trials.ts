@@ -1,117 +1,75 @@
-// Gate validity trials: null interventions (the parent's recipe again, and a factor the gym's
-// trainer never reads) and known-real interventions, trained on the gym exactly as the loop trains
-// a round (job document from buildJob in packages/core, job seed = run seed · 10000 + branch version, children
-// from the parent's weights, R control replicates beside K = 2 candidates), judged by the real gate
-// (judgeRound + verdict). Used by `evotrainer calibrate`, tests/bench/gate-validity.ts and its CI-sized test.
+// Gate validity trials: whole runs of null interventions (the parent's recipe again, and a factor the
+// gym's trainer never reads), and first rounds with a known-real intervention, trained on the gym as
+// the worker trains a run: the job document from buildJob with the run's own trainer settings, job
+// seed from the run seed and branch version, versions numbered as propose.ts numbers them, children
+// from the parent's weights, search.keep candidates and the control replicates propose.ts creates
+// (per parent), judged by the real gate (judgeRound with roundTestOptions, verdict) with the run's
+// alpha spent over its rounds as the worker reads it back (spentByRounds). Used by `evotrainer
+// calibrate`, tests/bench/gate-validity.ts and its CI-sized test.
 import {
   addControlRound,
+  baselineChecks,
   compileHarness,
+  critFindings,
   DEFAULT_HEALTH_RULES,
   DETECTOR_CATALOG,
-  critFindings,
   judgeRound,
   NO_NOISE_FLOOR,
-  pairedBootstrap,
+  roundTestOptions,
+  runAlpha,
+  spentByRounds,
   verdict,
   wilson,
   type Intervention,
   type NoiseFloor,
   type Recipe,
   type RunConfig,
+  type Verdict,
 } from "@evotrainer/core";
-import { GYM_DOMAINS } from "../tasks/task.ts";
+import { GYM_DOMAINS, type GymDomain } from "../tasks/task.ts";
 import type { Policy } from "../policy.ts";
-import type { GymDomain } from "../tasks/task.ts";
 import { LabelStore } from "./branch-labels.ts";
 import { gateSide, type ScoredSide } from "./gate-side.ts";
-import { trainGymBranch, type TrainedGymBranch } from "./gym-branch.ts";
+import { trainGymBranch } from "./gym-branch.ts";
 
 interface Arm {
   name: string;
-  factor: string;
   change: (r: Recipe) => void;
   intervention: Pick<Intervention, "targetMetric" | "expectedEffect">;
-}
-
-interface DomainSetup {
-  /** What the parent is: the example run's base recipe, made non-hacking for swe. */
-  base: (config: RunConfig) => void;
-  nulls: Arm[];
-  real: Arm[];
 }
 
 const up = (targetMetric: string): Arm["intervention"] => ({ targetMetric, expectedEffect: { direction: "up" } as Intervention["expectedEffect"] });
 const down = (targetMetric: string): Arm["intervention"] => ({ targetMetric, expectedEffect: { direction: "down" } as Intervention["expectedEffect"] });
 
 // Two kinds of null: the recipe again (another seed), and a factor the gym's trainer never reads.
+// Each predicts the score up: the targeted-metric check is then no extra hurdle for a null.
 const NULLS: Arm[] = [
-  { name: "recipe again", factor: "none", change: () => {}, intervention: up("reward_mean") },
-  { name: "no-op factor (env.networkOff)", factor: "env.networkOff", change: (r) => { r.env.networkOff = !r.env.networkOff; }, intervention: up("reward_mean") },
+  { name: "recipe again", change: () => {}, intervention: up("reward_mean") },
+  { name: "no-op factor (env.networkOff)", change: (r) => { r.env.networkOff = !r.env.networkOff; }, intervention: up("reward_mean") },
 ];
 
-const dynamicSampling: Arm = {
-  name: "dynamic sampling",
-  factor: "data.dynamicSampling",
-  change: (r) => { r.data.dynamicSampling = { enabled: true, maxResampleRounds: 3 }; },
-  intervention: down("dead_group_ratio"),
-};
-
-const curriculum: Arm = {
-  name: "curriculum (pass rate 0.1–0.9)",
-  factor: "data.curriculum",
-  change: (r) => { r.data.curriculum = { enabled: true, minPassRate: 0.1, maxPassRate: 0.9 }; },
-  intervention: down("dead_group_ratio"),
-};
-
-// Known-real interventions: on each base they raised the locked score over the control in every
-// one of 6 exploratory trials (seed 1). Tried and dropped as not real on these bases: a 3x learning
-// rate (math, code, swe), an entropy bonus (swe), overlong shaping (math); the token budget fix on
-// math is real but small (Δ ≈ 0.026, 4 of 6).
-const DOMAINS: Record<GymDomain, DomainSetup> = {
-  // The example's math base: a tight token budget, a dead-group ratio near 0.5.
-  math: { base: () => {}, nulls: NULLS, real: [dynamicSampling, curriculum] },
-  // The code base once its reward reads the hidden tests (the example's first fix): not hacking.
-  code: {
-    base: (c) => { c.recipe.reward.components = { tests_pass: { weight: 0 }, correctness: { weight: 1 }, format: { weight: 0 } }; },
-    nulls: NULLS,
-    real: [dynamicSampling, curriculum],
-  },
-  // Not hacking: tests are read-only and git history is cleared, so the naive reward is honest.
-  swe: {
-    base: (c) => { c.recipe.env.readOnlyTests = true; c.recipe.env.clearGitHistory = true; },
-    nulls: NULLS,
-    real: [dynamicSampling, curriculum],
-  },
-};
-
-export interface Outcome {
-  arm: string;
-  real: boolean;
-  scorePassed: boolean;
-  promoted: boolean;
-  oldGatePassed: boolean;
-  /** The task bootstrap against one control: seed noise it cannot see. */
-  bootstrapVsControlPassed: boolean;
-  delta: number;
-  threshold: number | null;
-}
+// Known-real interventions: on each domain's non-hacking base they raise the locked score over the
+// control (exploratory trials, issue 12). On a hacking base they inherit the hack and its validity labels.
+export const REAL_ARMS: Arm[] = [
+  { name: "dynamic sampling", change: (r) => { r.data.dynamicSampling = { enabled: true, maxResampleRounds: 3 }; }, intervention: down("dead_group_ratio") },
+  { name: "curriculum (pass rate 0.1–0.9)", change: (r) => { r.data.curriculum = { enabled: true, minPassRate: 0.1, maxPassRate: 0.9 }; }, intervention: down("dead_group_ratio") },
+];
 
 export interface TrialOptions {
-  trials: number;
+  /** Independent null runs (each its own run seed). */
+  runs: number;
+  /** Independent first rounds per known-real intervention. */
+  powerRuns: number;
   seed: number;
+  /** Rounds per null run: the config's budget.rounds when absent (at least 3 for the benchmark's claims). */
+  rounds?: number;
+  /** A test-sized override of the job's adapter knobs; absent, the run's trainer settings as the worker sends them. */
+  adapter?: Record<string, unknown>;
   /** Training steps per branch; the config's search.stepsPerBranch when absent. */
   steps?: number;
-  tasksPerStep: number;
-  replicates: number;
-  /** Earlier rounds whose control replicates the noise floor carries, as a run's does after round 1. */
-  carried: number;
-  nulls?: boolean;
-  /** Called after each round of trials: rounds done of the total. */
-  onRound?: (done: number, total: number) => void;
+  /** Called after each run: runs done of the total, and the null runs' false promotions so far. */
+  onRun?: (done: number, total: number, nulls: { falseRuns: number; runs: number }) => void;
 }
-
-/** Candidates per round beside the control replicates, as the loop's rounds hold (Holm over K). */
-export const TRIAL_CANDIDATES = 2;
 
 export class NotAGymDomainError extends Error {
   constructor(domain: string) {
@@ -122,105 +80,185 @@ export class NotAGymDomainError extends Error {
 
 export const isGymDomain = (domain: string): domain is GymDomain => (GYM_DOMAINS as readonly string[]).includes(domain);
 
-/** Null and known-real interventions on a run config's gym domain, judged by the real gate. */
+/** One null run: did any round promote a null candidate, and where the gate stood. */
+export interface NullRun {
+  seed: number;
+  /** The round whose verdict promoted a null candidate (the run is counted false from there); null if none. */
+  falsePromotionRound: number | null;
+  /** A null candidate passed the score test against the control (whatever the other checks said). */
+  scoreTestPassed: boolean;
+  /** Rounds sent to a person: not enough controls to judge. */
+  toPerson: number;
+  /** The run's alpha its rounds spent. */
+  spent: number;
+  /** Noise df per round (of the round's parent), as judged. */
+  noiseDf: number[];
+}
+
+export interface PowerRun {
+  arm: string;
+  seed: number;
+  scorePassed: boolean;
+  promoted: boolean;
+  delta: number;
+  /** The checks that kept a passing score from promotion (a validity limit on a hacking base). */
+  blockedBy: string[];
+}
+
+/** What the base branch of the config's own recipe looks like: whether its rollouts hack. */
+export interface BaseState {
+  score: number;
+  hacks: boolean;
+  /** The baseline checks that failed: validity labels over their limits, CRIT findings. */
+  failed: string[];
+}
+
+type Side = ScoredSide & { policy: Policy };
+
+/** A run config's gym domain, trained and judged as a run of the worker would be. */
 export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
   const domain = runConfig.domain;
   if (!isGymDomain(domain)) throw new NotAGymDomainError(domain);
-  const { trials: TRIALS, seed: SEED, tasksPerStep: TASKS_PER_STEP, replicates: REPLICATES, carried: CARRIED } = o;
-  const setup = DOMAINS[domain];
-  const config = structuredClone(runConfig);
-  setup.base(config);
-  config.seed = SEED;
-  if (o.steps !== undefined) config.search.stepsPerBranch = o.steps;
-  const adapter = { tasksPerStep: TASKS_PER_STEP, miniBatches: 2 };
-  const compiledHarness = compileHarness({ version: 1, detectors: DETECTOR_CATALOG.filter((d) => d.domains.includes(domain)), healthRules: [...DEFAULT_HEALTH_RULES], gate: config.gate });
+  const compiledHarness = compileHarness({ version: 1, detectors: DETECTOR_CATALOG.filter((d) => d.domains.includes(domain)), healthRules: [...DEFAULT_HEALTH_RULES], gate: runConfig.gate });
   if (!compiledHarness.ok) throw new Error(`the ${domain} catalog harness does not compile: ${compiledHarness.rejections.map((r) => r.message).join("; ")}`);
   const harness = compiledHarness.harness;
   const labels = new LabelStore(domain);
-  const side = (b: TrainedGymBranch, id: string, recipe: Recipe): ScoredSide =>
-    gateSide({ id, train: b.train, promotion: b.promotion, maxResponseTokens: recipe.algo.maxResponseTokens }, harness, labels);
-  const runId = `bench-${domain}-${SEED}`;
-  let version = 0;
-  const train = (recipe: Recipe, start?: Policy) => {
-    const v = version++;
-    const id = `${runId}-v${v}`;
-    const trained = trainGymBranch({ config, runId, branchId: id, version: v, recipe, ...(start ? { start } : {}), adapter });
-    return { trained, side: side(trained, id, recipe) };
-  };
-  const withChange = (change: (r: Recipe) => void) => {
-    const r = structuredClone(config.recipe);
-    change(r);
-    return r;
+  const rounds = o.rounds ?? runConfig.budget.rounds;
+  const sibling = runConfig.search.control === "sibling";
+  const started = Date.now();
+
+  /** A run of this config under its own seed: trains branches as the worker's jobs would. */
+  const startRun = (runSeed: number) => {
+    const config = structuredClone(runConfig);
+    config.seed = runSeed;
+    config.budget.rounds = rounds;
+    if (o.steps !== undefined) config.search.stepsPerBranch = o.steps;
+    const runId = `calibrate-${domain}-${runSeed}`;
+    let version = -1;
+    const train = (recipe: Recipe, start?: Policy): Side => {
+      const v = ++version;
+      const id = `${runId}-v${v}`;
+      const trained = trainGymBranch({ config, runId, branchId: id, version: v, recipe, ...(start ? { start } : {}), ...(o.adapter ? { adapter: o.adapter } : {}) });
+      return { ...gateSide({ id, train: trained.train, promotion: trained.promotion, maxResponseTokens: recipe.algo.maxResponseTokens }, harness, labels), policy: trained.policy };
+    };
+    const withChange = (change: (r: Recipe) => void) => {
+      const r = structuredClone(config.recipe);
+      change(r);
+      return r;
+    };
+    return { config, train, withChange, base: train(config.recipe) };
   };
 
-  // The parent: the base branch of the run, trained once.
-  const parent = train(config.recipe);
-  const kinds: { arms: Arm[]; real: boolean }[] = [...(o.nulls === false ? [] : [{ arms: setup.nulls, real: false }]), ...setup.real.map((a) => ({ arms: [a, setup.nulls[0]!], real: true }))];
-  const outcomes: Outcome[] = [];
-  const controlRounds: number[][] = [];
-  const started = Date.now();
-  const totalRounds = kinds.length * TRIALS;
-  for (const { arms, real } of kinds) {
-    for (let t = 0; t < TRIALS; t++) {
-      // One round: K candidates and R control replicates, all from the parent's weights.
-      const controls = Array.from({ length: REPLICATES }, () => train(config.recipe, parent.trained.policy));
-      const candidates = arms.map((a) => train(withChange(a.change), parent.trained.policy));
-      const scores = controls.map((c) => c.side.score);
-      // The floor carries the control replicates of the previous CARRIED rounds, as a run's would.
-      let floor: NoiseFloor = addControlRound(NO_NOISE_FLOOR, scores);
-      for (const earlier of controlRounds.slice(-CARRIED)) floor = addControlRound(floor, earlier);
-      controlRounds.push(scores);
-      const round = judgeRound(new Map(candidates.map((c, i) => [`k${i}`, c.side.taskScores])), controls.map((c) => c.side.taskScores), floor, 1 - config.gate.confidence);
-      // As the worker judges: a CRIT finding the controls show too is not the candidate's.
-      const controlCrit = [...new Set(controls.flatMap((c) => critFindings(c.side.report)))].sort();
-      candidates.forEach((c, i) => {
-        const arm = arms[i]!;
-        const vsControl = round.get(`k${i}`)!;
-        const v = verdict({ candidate: c.side, parent: parent.side, intervention: arm.intervention, policy: config.gate, seed: SEED + t, vsControl, controlCrit });
-        const old = pairedBootstrap(c.side.taskScores, parent.side.taskScores, { seed: SEED + t, resamples: config.gate.resamples, confidence: config.gate.confidence });
-        const sibling = pairedBootstrap(c.side.taskScores, controls[0]!.side.taskScores, { seed: SEED + t, resamples: config.gate.resamples, confidence: config.gate.confidence });
-        outcomes.push({
-          arm: arm.name,
-          real: real && i === 0,
-          scorePassed: vsControl.passed,
-          promoted: v.promote,
-          oldGatePassed: old.ci[0] > 0,
-          bootstrapVsControlPassed: sibling.ci[0] > 0,
-          delta: vsControl.delta,
-          threshold: vsControl.threshold,
-        });
-      });
-      o.onRound?.(controlRounds.length, totalRounds);
+  /** One round from `parent`: candidates first, then the controls, as propose.ts creates them. */
+  const judgeOne = (
+    run: ReturnType<typeof startRun>,
+    parent: Side,
+    arms: readonly Arm[],
+    state: { round: number; controlRounds: number[][]; verdicts: { round: number; checks: Verdict["checks"] }[] },
+  ) => {
+    const { config, train, withChange } = run;
+    const candidates = arms.map((a) => train(withChange(a.change), parent.policy));
+    const replicates = !sibling ? 0 : state.controlRounds.length > 0 ? config.search.controlReplicates : config.search.newParentControlReplicates;
+    const controls = Array.from({ length: replicates }, () => train(config.recipe, parent.policy));
+    if (controls.length > 0) state.controlRounds.push(controls.map((c) => c.score));
+    const floor: NoiseFloor = state.controlRounds.reduce(addControlRound, NO_NOISE_FLOOR);
+    const spentBefore = spentByRounds(state.verdicts);
+    const options = roundTestOptions(config, { round: state.round, spentBefore, untested: 0 });
+    const judged = sibling ? judgeRound(new Map(candidates.map((c, i) => [`k${i}`, c.taskScores])), controls.map((c) => c.taskScores), floor, options) : null;
+    const controlCrit = [...new Set(controls.flatMap((c) => critFindings(c.report)))].sort();
+    const controlMetrics = controls.map((c) => c.report.metrics);
+    return candidates.map((c, i) => {
+      const vsControl = judged?.get(`k${i}`) ?? null;
+      const v = verdict({ candidate: c, parent, intervention: arms[i]!.intervention, policy: config.gate, seed: config.seed + i, vsControl, ...(sibling ? { controlCrit, controlMetrics } : {}) });
+      state.verdicts.push({ round: state.round, checks: v.checks });
+      // Too few controls: the worker hands the verdict to a person, who is outside this measurement.
+      const promoted = v.promote && !vsControl?.notEnoughControls;
+      return { side: c, verdict: v, vsControl, promoted };
+    });
+  };
+
+  // What the config's own base is, from the first run's base branch: a hacking base is measured anyway.
+  let base: BaseState | null = null;
+  const describeBase = (side: Side) => {
+    if (base) return;
+    const failed = baselineChecks(side.report, runConfig.gate).filter((c) => !c.passed);
+    base = { score: side.score, hacks: failed.some((c) => c.name === "validity_limit"), failed: failed.map((c) => `${c.name}: ${c.detail}`) };
+  };
+
+  const nullArms = Array.from({ length: runConfig.search.keep }, (_, i) => NULLS[i % NULLS.length]!);
+  const total = o.runs + REAL_ARMS.length * o.powerRuns;
+  let done = 0;
+  const nullRuns: NullRun[] = [];
+  for (let r = 0; r < o.runs; r++) {
+    const runSeed = o.seed * 100_000 + 1 + r;
+    const run = startRun(runSeed);
+    describeBase(run.base);
+    // The parent stays the base while nothing is promoted; per-parent noise carries over its rounds.
+    const state = { round: 0, controlRounds: [] as number[][], verdicts: [] as { round: number; checks: Verdict["checks"] }[] };
+    const outcome: NullRun = { seed: runSeed, falsePromotionRound: null, scoreTestPassed: false, toPerson: 0, spent: 0, noiseDf: [] };
+    for (let round = 1; round <= rounds; round++) {
+      state.round = round;
+      const judged = judgeOne(run, run.base, nullArms, state);
+      outcome.noiseDf.push(judged[0]?.vsControl?.noiseDf ?? 0);
+      if (judged.some((j) => j.vsControl?.notEnoughControls)) outcome.toPerson++;
+      if (judged.some((j) => j.vsControl?.passed)) outcome.scoreTestPassed = true;
+      // A false promotion ends the run's count: from here on its parent would be a null's child.
+      if (judged.some((j) => j.promoted)) {
+        outcome.falsePromotionRound = round;
+        break;
+      }
+    }
+    outcome.spent = spentByRounds(state.verdicts);
+    nullRuns.push(outcome);
+    o.onRun?.(++done, total, { falseRuns: nullRuns.filter((n) => n.falsePromotionRound !== null).length, runs: nullRuns.length });
+  }
+
+  const powerRuns: PowerRun[] = [];
+  for (const [a, arm] of REAL_ARMS.entries()) {
+    for (let r = 0; r < o.powerRuns; r++) {
+      const runSeed = o.seed * 100_000 + 50_000 + a * 10_000 + r;
+      const run = startRun(runSeed);
+      describeBase(run.base);
+      // A run's first round: the real intervention beside keep − 1 nulls, at round 1's share of alpha.
+      const arms = [arm, ...nullArms.slice(1)];
+      const [real] = judgeOne(run, run.base, arms, { round: 1, controlRounds: [], verdicts: [] });
+      const blockedBy = real!.verdict.checks.filter((c) => !c.passed && c.blocking !== false && c.name !== "main_score_vs_control").map((c) => c.name);
+      powerRuns.push({ arm: arm.name, seed: runSeed, scorePassed: real!.vsControl?.passed ?? false, promoted: real!.promoted, delta: real!.vsControl?.delta ?? 0, blockedBy });
+      o.onRun?.(++done, total, { falseRuns: nullRuns.filter((n) => n.falsePromotionRound !== null).length, runs: nullRuns.length });
     }
   }
-  const summary = [...new Set(outcomes.map((o) => `${o.real ? "real" : "null"}|${o.arm}`))].map((key) => {
-    const [kind, arm] = key.split("|") as ["real" | "null", string];
-    const rows = outcomes.filter((o) => o.arm === arm && (kind === "real") === o.real);
-    const k = rows.filter((o) => o.scorePassed).length;
-    const meanDelta = rows.reduce((a, o) => a + o.delta, 0) / rows.length;
-    return {
-      kind,
-      arm,
-      n: rows.length,
-      scorePassed: k,
-      rate: k / rows.length,
-      interval: wilson(k, rows.length),
-      promotedFullVerdict: rows.filter((o) => o.promoted).length,
-      oldGateVsParent: rows.filter((o) => o.oldGatePassed).length,
-      bootstrapVsControl: rows.filter((o) => o.bootstrapVsControlPassed).length,
-      meanDelta,
-    };
+
+  const falseRuns = nullRuns.filter((r) => r.falsePromotionRound !== null).length;
+  const scoreRuns = nullRuns.filter((r) => r.scoreTestPassed).length;
+  const power = REAL_ARMS.map((arm) => {
+    const rows = powerRuns.filter((p) => p.arm === arm.name);
+    const promoted = rows.filter((p) => p.promoted).length;
+    const scorePassed = rows.filter((p) => p.scorePassed).length;
+    const blocked = [...new Set(rows.flatMap((p) => p.blockedBy))].sort();
+    return { arm: arm.name, n: rows.length, promoted, rate: rows.length ? promoted / rows.length : 0, interval: wilson(promoted, rows.length), scorePassed, meanDelta: rows.reduce((s, p) => s + p.delta, 0) / Math.max(rows.length, 1), blockedBy: blocked };
   });
-  const nulls = outcomes.filter((o) => !o.real);
-  const falsePromotions = nulls.filter((o) => o.scorePassed).length;
   return {
     domain,
-    // Rounded: 1 − 0.95 in floating point is 0.050000000000000044.
-    gate: { alpha: Number((1 - config.gate.confidence).toFixed(6)), replicates: REPLICATES, candidates: TRIAL_CANDIDATES, carried: CARRIED, steps: config.search.stepsPerBranch, tasksPerStep: TASKS_PER_STEP },
-    parentScore: parent.side.score,
+    control: runConfig.search.control,
+    gate: {
+      alpha: runAlpha(runConfig),
+      rounds,
+      candidates: runConfig.search.keep,
+      replicates: runConfig.search.controlReplicates,
+      newParentReplicates: runConfig.search.newParentControlReplicates,
+      minEffect: runConfig.gate.minEffect,
+      minNoiseDf: runConfig.gate.minNoiseDf,
+      steps: o.steps ?? runConfig.search.stepsPerBranch,
+    },
+    base: base as BaseState | null,
     seconds: (Date.now() - started) / 1000,
-    falsePromotion: { k: falsePromotions, n: nulls.length, rate: falsePromotions / nulls.length, interval: wilson(falsePromotions, nulls.length) },
-    summary,
+    /** Per run: the unit the guarantee is stated for, so the interval counts runs. */
+    falsePromotion: { k: falseRuns, n: nullRuns.length, rate: nullRuns.length ? falseRuns / nullRuns.length : 0, interval: wilson(falseRuns, nullRuns.length) },
+    scoreTestRuns: { k: scoreRuns, n: nullRuns.length },
+    toPerson: nullRuns.reduce((s, r) => s + r.toPerson, 0),
+    nullRuns,
+    power,
   };
 }
 
+export type GateTrialsResult = ReturnType<typeof runGateTrials>;

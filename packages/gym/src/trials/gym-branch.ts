@@ -16,8 +16,11 @@ export interface GymBranchInput {
   recipe: Recipe;
   /** The parent's trained policy (its checkpoint, in the real loop); the base policy for v0. */
   start?: Policy;
-  /** The gym's adapter knobs (job.adapter): batch shape only, never a recipe factor. */
-  adapter: Record<string, unknown>;
+  /**
+   * A test-sized override of the gym's adapter knobs (job.adapter: batch shape only, never a
+   * recipe factor); absent, the job carries the run's trainer settings exactly as the worker sends them.
+   */
+  adapter?: Record<string, unknown>;
 }
 
 export interface TrainedGymBranch {
@@ -38,22 +41,20 @@ export interface TrainedGymBranch {
  */
 export function trainGymBranch(input: GymBranchInput): TrainedGymBranch {
   const { config } = input;
-  // The job document the worker writes (buildJob), with the gym's adapter knobs added.
-  const job = jobSchema.parse({
-    ...buildJob(config, {
-      jobId: `${input.branchId}-train`,
-      kind: "train",
-      runId: input.runId,
-      branchId: input.branchId,
-      branchVersion: input.version,
-      recipe: input.recipe,
-      checkpoint: input.start ? `memory:${input.branchId}/parent` : undefined,
-      workDir: `memory:${input.branchId}`,
-      maxSeconds: 600,
-      gpuCount: 0,
-    }),
-    adapter: input.adapter,
+  // The job document the worker writes (buildJob), with a test's adapter override when given.
+  const built = buildJob(config, {
+    jobId: `${input.branchId}-train`,
+    kind: "train",
+    runId: input.runId,
+    branchId: input.branchId,
+    branchVersion: input.version,
+    recipe: input.recipe,
+    checkpoint: input.start ? `memory:${input.branchId}/parent` : undefined,
+    workDir: `memory:${input.branchId}`,
+    maxSeconds: 600,
+    gpuCount: 0,
   });
+  const job = jobSchema.parse(input.adapter ? { ...built, adapter: input.adapter } : built);
   const setup = resolveSetup(job);
   // A child starts from a copy of its parent's weights; the parent's own policy stays as it was.
   const start = input.start ? { ...input.start, params: Float64Array.from(input.start.params) } : basePolicy(setup.domain);
