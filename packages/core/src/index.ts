@@ -102,3 +102,4 @@ export { buildJob, type JobPlan } from "./jobs/build-job.ts";
 export { FINAL_TRAIN_STEPS } from "./harness/final-steps.ts";
 export { wilson, Z95 } from "./label-quality/wilson.ts";
 export { informativeness, type FlagCounts, type Informativeness } from "./label-quality/informativeness.ts";
+export * from "./trainer-env.ts";

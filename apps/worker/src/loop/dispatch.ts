@@ -2,7 +2,7 @@ import { UnsupportedFactorError } from "@evotrainer/adapters";
 import { QueueName } from "@evotrainer/queue";
 import { recordEvent } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
-import { ACTIVE_JOB_STATES, buildJob, JOB_ENDING_RUN_STATUSES, runConfigOf } from "@evotrainer/core";
+import { ACTIVE_JOB_STATES, buildJob, JOB_ENDING_RUN_STATUSES, resolveTrainerEnv, runConfigOf, type TrainerEnv } from "@evotrainer/core";
 import { advanceRun } from "./advance-run.ts";
 import { finishRunIfBudgetSpent } from "./finish-run.ts";
 import { settleFailedAttempt } from "./failed-attempt.ts";
@@ -125,7 +125,13 @@ export async function launchJob(
     await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: error.message, factor: error.factor, adapter: error.trainer });
     return `cannot be rendered: ${error.message}`;
   }
-  const env = row.gpuIndexes.length > 0 ? { CUDA_VISIBLE_DEVICES: row.gpuIndexes.join(","), ...rendered.env } : rendered.env;
+  // trainer.env: literals and the worker's own variables, under what the adapter and the placement set.
+  const trainerEnv = resolveTrainerEnv(config.adapter === "gym" ? undefined : (job.adapter as { env?: TrainerEnv }).env, process.env);
+  if (!trainerEnv.ok) {
+    await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: trainerEnv.message, setting: "trainer.env" });
+    return `cannot be launched: ${trainerEnv.message}`;
+  }
+  const env = { ...trainerEnv.env, ...(row.gpuIndexes.length > 0 ? { CUDA_VISIBLE_DEVICES: row.gpuIndexes.join(",") } : {}), ...rendered.env };
   let handle: Awaited<ReturnType<typeof executor.launch>>;
   try {
     handle = await executor.launch({
@@ -168,10 +174,10 @@ export async function launchJob(
 /** A job that can never start (no node fits, or its trainer refuses a factor): failed once, with an event saying why. */
 async function failBeforeLaunch(
   deps: LoopDeps,
-  input: { jobId: string; kind: "train" | "eval"; runId: string; branchId: string; reason: string; factor?: string; adapter?: string },
+  input: { jobId: string; kind: "train" | "eval"; runId: string; branchId: string; reason: string; factor?: string; adapter?: string; setting?: string },
 ): Promise<void> {
-  const message = input.factor ? input.reason : `${input.reason}: add or enable a node (\`evotrainer nodes sync\`) or change the run's resources`;
-  const refused = input.factor ? { factor: input.factor, adapter: input.adapter } : {};
+  const message = input.factor || input.setting ? input.reason : `${input.reason}: add or enable a node (\`evotrainer nodes sync\`) or change the run's resources`;
+  const refused = input.factor ? { factor: input.factor, adapter: input.adapter } : input.setting ? { setting: input.setting } : {};
   await deps.db.$transaction(async (tx) => {
     await tx.job.update({ where: { id: input.jobId }, data: { state: "failed", failureClass: "config_error", message, finishedAt: new Date() } });
     if (input.kind === "train") await tx.branch.update({ where: { id: input.branchId }, data: { status: "failed" } });
