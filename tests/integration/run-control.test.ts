@@ -143,7 +143,8 @@ describe("run control", () => {
     expect(processAlive(Number(child.externalId))).toBe(false);
     expect((await db.branch.findUniqueOrThrow({ where: { id: child.branchId } })).status).toBe("cancelled");
     const cancelled = await db.event.findFirstOrThrow({ where: { runId, type: "job_cancelled" } });
-    expect(cancelled.payload).toMatchObject({ jobId: child.id });
+    expect(cancelled.payload).toMatchObject({ jobId: child.id, reason: "the run was stopped" });
+    expect(cancelled.actor).toBe(`user:${people.approver.id}`);
     expect(await db.event.count({ where: { runId, type: "run_stopped" } })).toBe(1);
     // Nothing of the run is left running anywhere.
     expect(await db.job.count({ where: { branch: { runId }, state: { in: ["pending", "submitted", "running"] } } })).toBe(0);

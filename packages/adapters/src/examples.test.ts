@@ -23,7 +23,7 @@ describe("the README's example runs on real trainers", () => {
     const { job } = firstJob("examples/trl-math.yaml");
     const rendered = trlAdapter().render(job);
     expect(rendered.command).toEqual(["/opt/venvs/trl/bin/python", "evo_trl_job.py", "job.json", "trl-grpo.yaml"]);
-    expect(JSON.parse(rendered.files["trl-grpo.yaml"]!)).toMatchObject({ use_cpu: false, num_generations: 8, generation_batch_size: 8, reward_weights: [1, 0.1], bf16: true, max_steps: 200 });
+    expect(JSON.parse(rendered.files["trl-grpo.yaml"]!)).toMatchObject({ use_cpu: false, num_generations: 8, generation_batch_size: 32, reward_weights: [1, 0.1], bf16: true, max_steps: 200 });
   });
 
   it("examples/verl-math.yaml renders a verl job on 8 GPUs that validates and saves at its last step", () => {

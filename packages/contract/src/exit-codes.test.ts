@@ -7,6 +7,9 @@ describe("classifyExit", () => {
     [2, null, "config_error", false],
     [3, null, "data_error", false],
     [75, null, "preempted", true],
+    // The shell could not run the command (a wrong trainer.python): a rerun fails the same way.
+    [126, null, "config_error", false],
+    [127, null, "config_error", false],
     [1, null, "crash", true],
     [4, null, "crash", true],
     [255, null, "crash", true],
@@ -33,6 +36,6 @@ describe("classifyExit", () => {
     for (const failureClass of classes) expect(classifyExit(exitCodeFor(failureClass)).failureClass).toBe(failureClass);
     expect(exitCodeFor("crash")).toBe(1);
     expect(exitCodeFor("oom")).toBe(1);
-    expect(exitCodes).toEqual({ ok: 0, configError: 2, dataError: 3, preempted: 75 });
+    expect(exitCodes).toEqual({ ok: 0, configError: 2, dataError: 3, preempted: 75, notExecutable: 126, notFound: 127 });
   });
 });

@@ -8,6 +8,9 @@ export const exitCodes = {
   dataError: 3,
   // EX_TEMPFAIL from sysexits.h: the conventional "try again later" code.
   preempted: 75,
+  // The shell's codes for a command it could not run: not executable, not found (a wrong interpreter path).
+  notExecutable: 126,
+  notFound: 127,
 } as const;
 
 /**
@@ -38,8 +41,9 @@ const signalByNumber = new Map<number, NodeJS.Signals>(
 /**
  * Classifies how a trainer process ended, from its exit code or the signal that killed it (Node's
  * `exit` event gives `code === null` and a signal name then). 0 ok; 2 config and 3 data/reward
- * errors are not retriable, since a rerun fails the same way; 75 is a resumable preemption;
- * anything else is a crash worth retrying.
+ * errors are not retriable, since a rerun fails the same way, and neither are the shell's 126 and
+ * 127 (the command, e.g. trainer.python, is not executable or not there); 75 is a resumable
+ * preemption; anything else is a crash worth retrying.
  */
 export function classifyExit(code: number | null, signal?: NodeJS.Signals | null): ExitClassification {
   const killedBy = signal ?? (code !== null && code > 128 ? (signalByNumber.get(code - 128) ?? null) : null);
@@ -55,6 +59,8 @@ export function classifyExit(code: number | null, signal?: NodeJS.Signals | null
     case exitCodes.ok:
       return result(null, false);
     case exitCodes.configError:
+    case exitCodes.notExecutable:
+    case exitCodes.notFound:
       return result("config_error", false);
     case exitCodes.dataError:
       return result("data_error", false);

@@ -112,3 +112,4 @@ export { nonSeparatingLabels, unexplainedFailures, type FailureCluster, type Une
 export { draftDetector, patternOf } from "./unexplained/draft-detector.ts";
 export { backtestDetector, type BacktestResult, type DetectorBacktest, type DetectorBacktestInput, type LabelVerdict, type ReviewedPrecision } from "./unexplained/backtest-detector.ts";
 export { registerDraftedDetector, type DraftRegistration, type DraftRegisterResult } from "./unexplained/register-drafted-detector.ts";
+export * from "./trainer-env.ts";

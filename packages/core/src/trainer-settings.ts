@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { FACTOR_PATTERNS, type FactorPattern } from "./factors.ts";
 import { componentNameSchema, jsonValueSchema } from "./recipe.ts";
+import { trainerEnvSchema } from "./trainer-env.ts";
 
 export const adapterNameSchema = z.enum(["gym", "verl", "trl"]);
 export type AdapterName = z.infer<typeof adapterNameSchema>;
@@ -28,6 +29,8 @@ export const trlSettingsSchema = z.strictObject({
   rewardFunctions: z.record(componentNameSchema, pythonFunctionSchema).default({}),
   // GRPOConfig arguments, applied last (batch sizes, gradient accumulation, precision).
   args: z.record(z.string(), jsonValueSchema).default({}),
+  // Variables the job gets (HF_HOME, HF_HUB_OFFLINE, HF_TOKEN from the worker, LD_LIBRARY_PATH).
+  env: trainerEnvSchema,
 });
 export type TrlSettings = z.infer<typeof trlSettingsSchema>;
 
@@ -46,6 +49,8 @@ export const verlSettingsSchema = z.strictObject({
   rolloutEngine: z.enum(["vllm", "sglang", "trtllm"]).default("vllm"),
   // Further Hydra overrides, verbatim, applied last (batch sizes, offload, parallelism).
   overrides: z.record(z.string(), jsonValueSchema).default({}),
+  // Variables the job gets, as for TRL.
+  env: trainerEnvSchema,
 });
 export type VerlSettings = z.infer<typeof verlSettingsSchema>;
 

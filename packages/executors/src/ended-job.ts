@@ -1,4 +1,4 @@
-import { classifyExit, type Status } from "@evotrainer/contract";
+import { classifyExit, exitCodes, type Status } from "@evotrainer/contract";
 import type { ExecutorFailureClass, JobObservation } from "./executor.ts";
 
 /** What an executor found in the directory of a job whose process is gone. */
@@ -34,6 +34,17 @@ function lastLineMatching(text: string, pattern: RegExp): string | null {
 }
 
 /**
+ * The shell's own words for a command it could not start (they name the path, e.g. a wrong
+ * trainer.python), for the codes 126 and 127; `null` for any other code.
+ */
+function commandNotRun(exitCode: number, log: string): string | null {
+  if (exitCode !== exitCodes.notFound && exitCode !== exitCodes.notExecutable) return null;
+  const what = exitCode === exitCodes.notFound ? "was not found" : "is not executable";
+  const said = lastLineMatching(log, /not found|No such file|Permission denied|cannot execute/i);
+  return `the job's command ${what} (exit ${exitCode}; check trainer.python and the job's command)${said ? `: ${said}` : ""}`;
+}
+
+/**
  * Classifies a job whose process is gone, the same way for every executor: a zero exit succeeded;
  * a cancelled job is cancelled whatever its code; otherwise the trainer's own status.json wins,
  * then a GPU OOM seen in the log, then the exit code (a SIGKILL we did not send reads as OOM).
@@ -58,6 +69,6 @@ export async function classifyEndedJob(job: EndedJob): Promise<JobObservation> {
   const gpuOom = generic.has(failureClass) ? lastLineMatching(log, GPU_OOM) : null;
   if (gpuOom) failureClass = "gpu_oom";
   const message =
-    reported?.message ?? gpuOom ?? (exit.signal ? `killed by ${exit.signal}` : `exited with code ${job.exitCode}`);
+    reported?.message ?? gpuOom ?? commandNotRun(job.exitCode, log) ?? (exit.signal ? `killed by ${exit.signal}` : `exited with code ${job.exitCode}`);
   return { state: "failed", exitCode: job.exitCode, failureClass, retriable: !notRetriable.has(failureClass), message };
 }

@@ -1,5 +1,5 @@
 import { ACTIVE_JOB_STATES, isActiveJob, OPEN_BRANCH_STATUSES } from "@evotrainer/core";
-import { recordEvent, requestedStop } from "@evotrainer/db";
+import { cancellationOf, recordEvent, requestedStop } from "@evotrainer/db";
 import { advanceRun } from "./advance-run.ts";
 import { cancelActiveJob } from "./cancel-active-job.ts";
 import type { LoopDeps } from "./deps.ts";
@@ -18,10 +18,10 @@ export async function cancelJob(deps: LoopDeps, payload: { runId: string; jobId:
   const { db } = deps;
   const job = await db.job.findUniqueOrThrow({ where: { id: payload.jobId } });
   if (!job.cancelRequestedAt || !isActiveJob(job.state)) return `job is ${job.state}`;
-  const actor = (await db.event.findFirst({ where: { runId: payload.runId, type: "job_cancel_requested" }, orderBy: { id: "desc" }, select: { actor: true } }))?.actor ?? "system";
+  const { actor, reason } = await cancellationOf(db, { id: job.id, runId: payload.runId, cancelRequested: true, runStopping: false });
   await cancelActiveJob(deps, job.id, async (tx) => {
     await tx.branch.updateMany({ where: { id: job.branchId, status: { in: ["queued", "training"] } }, data: { status: "cancelled" } });
-    await recordEvent(tx, { runId: payload.runId, branchId: job.branchId, type: "job_cancelled", actor, payload: { jobId: job.id, kind: job.kind, reason: "a person cancelled it" } });
+    await recordEvent(tx, { runId: payload.runId, branchId: job.branchId, type: "job_cancelled", actor, payload: { jobId: job.id, kind: job.kind, reason } });
   });
   return `cancelled; ${await advanceRun(deps, payload.runId)}`;
 }

@@ -2,9 +2,10 @@ import { UnsupportedFactorError } from "@evotrainer/adapters";
 import { QueueName } from "@evotrainer/queue";
 import { recordEvent } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
-import { ACTIVE_JOB_STATES, buildJob, JOB_ENDING_RUN_STATUSES, runConfigOf } from "@evotrainer/core";
+import { ACTIVE_JOB_STATES, buildJob, JOB_ENDING_RUN_STATUSES, resolveTrainerEnv, runConfigOf, type TrainerEnv } from "@evotrainer/core";
 import { advanceRun } from "./advance-run.ts";
 import { finishRunIfBudgetSpent } from "./finish-run.ts";
+import { settleFailedAttempt } from "./failed-attempt.ts";
 import { placeOnNode } from "./place-on-node.ts";
 
 
@@ -124,15 +125,26 @@ export async function launchJob(
     await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: error.message, factor: error.factor, adapter: error.trainer });
     return `cannot be rendered: ${error.message}`;
   }
-  const env = row.gpuIndexes.length > 0 ? { CUDA_VISIBLE_DEVICES: row.gpuIndexes.join(","), ...rendered.env } : rendered.env;
-  const handle = await executor.launch({
-    jobId: input.jobId,
-    attempt: row.attempts + 1,
-    ...rendered,
-    env,
-    gpus: config.resources.gpusPerJob,
-    deadlineSeconds: Math.ceil(remaining),
-  });
+  // trainer.env: literals and the worker's own variables, under what the adapter and the placement set.
+  const trainerEnv = resolveTrainerEnv(config.adapter === "gym" ? undefined : (job.adapter as { env?: TrainerEnv }).env, process.env);
+  if (!trainerEnv.ok) {
+    await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: trainerEnv.message, setting: "trainer.env" });
+    return `cannot be launched: ${trainerEnv.message}`;
+  }
+  const env = { ...trainerEnv.env, ...(row.gpuIndexes.length > 0 ? { CUDA_VISIBLE_DEVICES: row.gpuIndexes.join(",") } : {}), ...rendered.env };
+  let handle: Awaited<ReturnType<typeof executor.launch>>;
+  try {
+    handle = await executor.launch({
+      jobId: input.jobId,
+      attempt: row.attempts + 1,
+      ...rendered,
+      env,
+      gpus: config.resources.gpusPerJob,
+      deadlineSeconds: Math.ceil(remaining),
+    });
+  } catch (error) {
+    return launchFailed(deps, { jobId: input.jobId, kind: input.kind, branch }, error as Error);
+  }
   // Only a row still active, of a run not being stopped, takes the process: a stop or a cancel may
   // have come while it launched, and then nothing else knows of the process (see cancelActiveJob).
   const recorded = await db.$transaction(async (tx) => {
@@ -162,14 +174,35 @@ export async function launchJob(
 /** A job that can never start (no node fits, or its trainer refuses a factor): failed once, with an event saying why. */
 async function failBeforeLaunch(
   deps: LoopDeps,
-  input: { jobId: string; kind: "train" | "eval"; runId: string; branchId: string; reason: string; factor?: string; adapter?: string },
+  input: { jobId: string; kind: "train" | "eval"; runId: string; branchId: string; reason: string; factor?: string; adapter?: string; setting?: string },
 ): Promise<void> {
-  const message = input.factor ? input.reason : `${input.reason}: add or enable a node (\`evotrainer nodes sync\`) or change the run's resources`;
-  const refused = input.factor ? { factor: input.factor, adapter: input.adapter } : {};
+  const message = input.factor || input.setting ? input.reason : `${input.reason}: add or enable a node (\`evotrainer nodes sync\`) or change the run's resources`;
+  const refused = input.factor ? { factor: input.factor, adapter: input.adapter } : input.setting ? { setting: input.setting } : {};
   await deps.db.$transaction(async (tx) => {
     await tx.job.update({ where: { id: input.jobId }, data: { state: "failed", failureClass: "config_error", message, finishedAt: new Date() } });
     if (input.kind === "train") await tx.branch.update({ where: { id: input.branchId }, data: { status: "failed" } });
     await recordEvent(tx, { runId: input.runId, branchId: input.branchId, type: "failure", actor: "system", payload: { jobId: input.jobId, kind: input.kind, failureClass: "config_error", message, ...refused } });
   });
   if (input.kind === "train") await advanceRun(deps, input.runId);
+}
+
+/**
+ * A launch that threw (an unwritable job directory, a node refusing the upload) is a failed attempt
+ * like any other: it counts against the job's attempts, so a launch that always throws gives its
+ * branch up after `maxAttempts` instead of being dispatched again forever.
+ */
+async function launchFailed(
+  deps: LoopDeps,
+  input: { jobId: string; kind: "train" | "eval"; branch: { id: string; runId: string; parentId: string | null; round: number } },
+  error: Error,
+): Promise<string> {
+  const counted = await deps.db.job.updateMany({ where: { id: input.jobId, state: { in: [...ACTIVE_JOB_STATES] } }, data: { attempts: { increment: 1 } } });
+  if (counted.count === 0) return "cancelled while it launched";
+  const job = await deps.db.job.findUniqueOrThrow({ where: { id: input.jobId } });
+  deps.log(`dispatch: job ${input.jobId} could not be launched (attempt ${job.attempts} of ${job.maxAttempts}): ${error.message}`);
+  return settleFailedAttempt(
+    deps,
+    { ...job, kind: input.kind, branch: input.branch },
+    { failureClass: "crash", exitCode: null, retriable: true, message: `the job could not be launched: ${error.message}` },
+  );
 }

@@ -1,7 +1,7 @@
-import { readdir, rm } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join, posix, resolve } from "node:path";
 import { paths, readCheckpoint, readEval, readHeartbeat, parseContractPath, type EvalResult } from "@evotrainer/contract";
-import { json, recordEvent } from "@evotrainer/db";
+import { cancellationOf, json, recordEvent } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import type { JobHandle } from "@evotrainer/executors";
 import { advanceRun } from "./advance-run.ts";
@@ -9,7 +9,7 @@ import { crossedBudgetShare } from "./budget.ts";
 import type { LoopDeps } from "./deps.ts";
 import { ingestJobOutputs } from "./ingest-outputs.ts";
 import { mirrorOutputs } from "./mirror-outputs.ts";
-import { wakeRound } from "./round-controls.ts";
+import { settleFailedAttempt } from "./failed-attempt.ts";
 import { staleHeartbeat } from "./stale-heartbeat.ts";
 import { runConfigOf } from "@evotrainer/core";
 
@@ -89,43 +89,22 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
       return "running";
     case "succeeded":
       return job.kind === "train" ? trainingSucceeded(deps, job, outputDir) : sealedEvaluationSucceeded(deps, job.id, outputDir);
-    case "cancelled":
-      await db.$transaction([
-        db.job.update({ where: { id: job.id }, data: { state: "cancelled", finishedAt: now } }),
-        db.branch.update({ where: { id: branch.id }, data: { status: "cancelled" } }),
-      ]);
+    case "cancelled": {
+      // The stop's own step may be ending this job too: whichever settles the row writes the event, with who cancelled it.
+      const { actor, reason } = await cancellationOf(db, { id: job.id, runId: branch.runId, cancelRequested: false, runStopping: branch.run.status === "stopping" });
+      await db.$transaction(async (tx) => {
+        const moved = await tx.job.updateMany({ where: { id: job.id, state: "running" }, data: { state: "cancelled", finishedAt: now } });
+        if (moved.count === 0) return;
+        await tx.branch.update({ where: { id: branch.id }, data: { status: "cancelled" } });
+        await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "job_cancelled", actor, payload: { jobId: job.id, kind: job.kind, reason } });
+      });
       await advanceRun(deps, branch.runId);
       return "cancelled";
+    }
     case "failed": {
       const logTail = await executor.logTail(handle, LOG_TAIL_BYTES);
-      const failure = { failureClass: observation.failureClass, exitCode: observation.exitCode, message: observation.message };
-      if (observation.retriable && job.attempts < job.maxAttempts) {
-        const delay = 1_000 * 2 ** job.attempts;
-        // A lost node's files are gone with it: the retry is placed anew.
-        const moved = observation.failureClass === "node_lost";
-        await db.$transaction(async (tx) => {
-          await tx.job.update({ where: { id: job.id }, data: { state: "pending", externalId: null, ...failure, logTail, ...(moved ? { nodeId: null, gpuIndexes: [] } : {}) } });
-          // A resumed trainer rewrites the files of the steps after its checkpoint: the retry's outputs
-          // are read from their start (ingest skips rollouts it already has).
-          await tx.ingestCursor.deleteMany({ where: { jobId: job.id } });
-          await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "job_retry", actor: "system", payload: { jobId: job.id, attempt: job.attempts, retryInMs: delay, ...failure } });
-        });
-        if (job.executor === "ssh") await rm(localDir, { recursive: true, force: true });
-        await deps.producer.enqueue(QueueName.Dispatch, { runId: branch.runId, branchId: branch.id }, { delay });
-        return `retrying in ${delay} ms`;
-      }
-      await db.$transaction(async (tx) => {
-        await tx.job.update({ where: { id: job.id }, data: { state: "failed", finishedAt: now, ...failure, logTail } });
-        if (job.kind === "train") await tx.branch.update({ where: { id: branch.id }, data: { status: "failed" } });
-        else await tx.run.update({ where: { id: branch.runId }, data: { status: "completed", finishedAt: now, finalReport: json({ sealed: null, error: failure }) } });
-        await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "failure", actor: "system", payload: { jobId: job.id, kind: job.kind, ...failure, logTail: logTail.slice(-2_000) } });
-      });
-      if (job.kind === "train") {
-        // Siblings judged as a round were waiting for this branch; they go on without it.
-        await wakeRound(deps, branch);
-        await advanceRun(deps, branch.runId);
-      }
-      return `failed: ${observation.failureClass}`;
+      const { state: _failed, ...failure } = observation;
+      return settleFailedAttempt(deps, { ...job, branch }, { ...failure, logTail }, localDir);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,6 +49,22 @@ describe("evo_job.py: how a wrapped trainer's end becomes the contract's exit cl
     expect(await readCheckpoint(run.outputDir)).toMatchObject({ step: 1, path: "trl/final" });
     expect((await readEval(run.outputDir, 1))?.splits.promotion?.score).toBe(0.5);
     expect(JSON.parse(readFileSync(join(run.outputDir, "metrics.jsonl"), "utf8"))).toEqual({ step: 1, data: { loss: null, kl: 0.01 } });
+  });
+});
+
+describe("evo_job.py: a step's rollouts appended, generation by generation", () => {
+  it("keeps every batch appended to a step's file, and clear() removes an earlier attempt's", () => {
+    const row = (uid: string) => `{'uid': '${uid}', 'split': 'train', 'step': 1}`;
+    const run = runBody("append", [
+      `files.append_rollouts('train', 1, [${row("a")}, ${row("b")}])`,
+      `files.append_rollouts('train', 1, [${row("c")}])`,
+      `files.append_rollouts('train', 2, [${row("d")}])`,
+      "files.clear('rollouts', 'train', 'step_2.jsonl')",
+    ].join("\n"));
+    expect(run.code, run.stderr).toBe(0);
+    const lines = readFileSync(join(run.outputDir, "rollouts", "train", "step_1.jsonl"), "utf8").trim().split("\n");
+    expect(lines.map((line) => (JSON.parse(line) as { uid: string }).uid)).toEqual(["a", "b", "c"]);
+    expect(existsSync(join(run.outputDir, "rollouts", "train", "step_2.jsonl"))).toBe(false);
   });
 });
 

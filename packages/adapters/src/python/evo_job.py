@@ -98,6 +98,31 @@ class JobFiles:
         """One step's rollouts, written whole: a re-run of the step replaces them, never duplicates."""
         self._write(os.path.join("rollouts", directory, f"step_{int(step)}.jsonl"), "".join(_dumps(r) + "\n" for r in rows))
 
+    def append_rollouts(self, directory, step, rows):
+        """Adds rollouts to a step's file in one write of whole lines: a trainer that generates more
+        than once per step (gradient accumulation) keeps every generation, each with its own uids."""
+        target = self.path("rollouts", directory, f"step_{int(step)}.jsonl")
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        data = "".join(_dumps(r) + "\n" for r in rows).encode("utf-8")
+        # Appended as bytes with O_APPEND: a reader tailing the file takes only lines already ended.
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
+        finally:
+            os.close(fd)
+
+    def clear(self, *parts):
+        """Removes what an earlier attempt of a job that starts over wrote (a file or a folder)."""
+        import shutil
+
+        target = self.path(*parts)
+        if os.path.isdir(target):
+            shutil.rmtree(target)
+        elif os.path.exists(target):
+            os.remove(target)
+
     def eval_result(self, step, splits):
         self._write(os.path.join("eval", f"step_{int(step)}.json"), _dumps({"step": int(step), "splits": splits}))
 

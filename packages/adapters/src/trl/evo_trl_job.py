@@ -13,6 +13,7 @@ token limit and grader.
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import sys
 
@@ -99,13 +100,28 @@ def grader_for(spec, domain):
     raise ConfigError(f"grader {grader}: the TRL job knows `math` or `path/to/file.py:function`")
 
 
+def as_reward(value):
+    """A reward function's value as TRL takes it: None (the function does not apply to the sample)
+    becomes NaN, which TRL leaves out of the weighted sum (nansum) and of the function's mean."""
+    return math.nan if value is None else float(value)
+
+
 class TrainRollouts:
-    """Collects each generation batch's component scores and writes it as one step's training rollouts."""
+    """Collects each generation batch's component scores and appends it to its step's training rollouts.
+
+    TRL calls the reward functions once per generation batch: `generation_batch_size` completions,
+    `num_generations` per prompt, whole groups. With `steps_per_generation` (by default
+    `gradient_accumulation_steps`) micro-batches per generation, one generation feeds one optimizer
+    step or more; one asked smaller than that generates more than once per step. Each generation is
+    stored under the optimizer step it was made in (`global_step + 1`), numbered within the step, so
+    every completion keeps its own uid and a step's file grows by one batch per generation.
+    """
 
     def __init__(self, files, scorers, weights, group_size, stop_ids):
         self.files, self.scorers, self.weights = files, scorers, weights
         self.group_size, self.stop_ids = group_size, stop_ids
         self.scores = {}
+        self.generations = {}
 
     def reward_functions(self):
         """GRPOTrainer's reward functions: named after the components, called in this order each batch."""
@@ -115,16 +131,18 @@ class TrainRollouts:
             def reward(prompts, completions, completion_ids, trainer_state, answer, task_id, **columns):
                 extra = {k: v for k, v in columns.items() if k not in ("log_extra", "log_metric", "environments")}
                 try:
-                    values = [float(v) for v in self.scorers[name](completions, answer, prompts=prompts, task_id=task_id, **extra)]
+                    values = [as_reward(v) for v in self.scorers[name](completions, answer, prompts=prompts, task_id=task_id, **extra)]
                 except (ConfigError, DataError):
                     raise
                 except Exception as error:
                     raise DataError(f"reward component {name} failed: {type(error).__name__}: {error}") from error
+                if len(values) != len(completions):
+                    raise DataError(f"reward component {name} returned {len(values)} values for {len(completions)} completions")
                 self.scores[name] = values
                 if name == names[-1]:
                     self.write(trainer_state.global_step + 1, prompts, completions, completion_ids, answer, task_id)
                     self.scores = {}
-                return values
+                return [None if math.isnan(v) else v for v in values]
 
             reward.__name__ = name
             return reward
@@ -132,17 +150,20 @@ class TrainRollouts:
         return [make(name) for name in names]
 
     def write(self, step, prompts, completions, completion_ids, answers, task_ids):
+        generation = self.generations.get(step, 0)
+        self.generations[step] = generation + 1
         rows = []
         for i, (prompt, completion, ids) in enumerate(zip(prompts, completions, completion_ids)):
-            components = {name: values[i] for name, values in self.scores.items()}
+            # A component that returned None for this sample is left out, as TRL leaves it out of the sum.
+            components = {name: values[i] for name, values in self.scores.items() if not math.isnan(values[i])}
             # As TRL's clipped_ratio: a completion that does not end in EOS (or pad) hit the token limit.
             truncated = len(ids) == 0 or ids[-1] not in self.stop_ids
             rows.append({
-                "uid": f"trl/train/{step}/{i}",
+                "uid": f"trl/train/{step}/{generation}/{i}",
                 "split": "train",
                 "step": step,
                 "taskId": task_ids[i],
-                "groupId": f"{step}/{i // self.group_size}",
+                "groupId": f"{step}/{generation}/{i // self.group_size}",
                 "sample": i % self.group_size,
                 "prompt": prompt,
                 "response": completion,
@@ -152,8 +173,9 @@ class TrainRollouts:
                 "finishReason": "length" if truncated else "stop",
                 "truncated": truncated,
                 "groundTruth": answers[i],
+                "extra": {"generation": generation},
             })
-        self.files.rollouts("train", step, rows)
+        self.files.append_rollouts("train", step, rows)
         self.files.last_step = step
 
 
@@ -258,6 +280,8 @@ def train(files, job, args, settings):
     if not settings.get("dataset"):
         raise ConfigError("a TRL train job needs trainer.dataset (the training tasks)")
     tasks = load_tasks(settings["dataset"])
+    # TRL starts over on a retry and the steps' files are appended to: an earlier attempt's go first.
+    files.clear("rollouts", "train")
     model, tokenizer = load_model(model_path)
     weights = dict(zip(scorers, config.reward_weights or [1.0] * len(scorers)))
     stop_ids = {tokenizer.eos_token_id, tokenizer.pad_token_id}

@@ -90,6 +90,22 @@ describe("TRL's batch arguments", () => {
     }
   });
 
+  it("feeds each optimizer step with one generation, as TRL does: steps_per_generation defaults to gradient_accumulation_steps", () => {
+    // examples/trl-math.yaml: GA 4, group 8, micro-batch 8. The batch was 8 (one micro-batch), so TRL
+    // generated four times per optimizer step and only the last generation's rollouts were kept.
+    for (const [groupSize, perDevice, accumulation, expected] of [
+      [8, 8, 4, 32],
+      [4, 4, 4, 16],
+      // A group larger than everything one optimizer step takes: a generation spans two steps.
+      [16, 2, 4, 16],
+      [6, 4, 2, 12],
+    ] as const) {
+      const r = variant({ groupSize });
+      const args = trlArgs(r, job(r, { adapter: { dataset: "d", args: { per_device_train_batch_size: perDevice, gradient_accumulation_steps: accumulation } } }));
+      expect(args.generation_batch_size, `group ${groupSize}, batch ${perDevice}, GA ${accumulation}`).toBe(expected);
+    }
+  });
+
   it("replaces steps_per_generation by the batch it asks for, since TRL refuses both together", () => {
     const recipe = variant({ groupSize: 16 });
     const args = trlArgs(recipe, job(recipe, { adapter: { dataset: "d", args: { per_device_train_batch_size: 4, steps_per_generation: 2 } } }));

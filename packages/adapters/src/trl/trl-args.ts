@@ -79,18 +79,24 @@ export function trlArgs(recipe: Recipe, job: Job): Record<string, TrlValue> {
 }
 
 /**
- * TRL refuses a generation batch that holds a partial group (`generation_batch_size % num_generations`)
- * or is not whole training batches (`% per_device_train_batch_size`). So the batch is rounded up to
- * the smallest common multiple of both that holds at least what was asked for (one training batch
- * by default): a larger group then never leaves the batch too small, as group 16 with batch 8 did.
+ * The generation batch TRL would build (GRPOConfig.__post_init__, one process per job): asked as
+ * `generation_batch_size`, or `per_device_train_batch_size × steps_per_generation`, where
+ * `steps_per_generation` defaults to `gradient_accumulation_steps` so that one generation feeds one
+ * optimizer step. TRL refuses a batch that holds a partial group (`% num_generations`) or is not
+ * whole micro-batches (`% per_device_train_batch_size`), so it is rounded up to the smallest common
+ * multiple of both that holds at least that: a group larger than the micro-batch then spans several
+ * micro-batches (and, past `gradient_accumulation_steps` of them, several optimizer steps) rather
+ * than being refused. It is returned as `generation_batch_size`, which TRL turns back into
+ * `steps_per_generation = generation_batch_size / per_device_train_batch_size`.
  */
 export function generationBatch(args: Readonly<Record<string, TrlValue>>): { generation_batch_size: number } {
   const group = positiveInt(args.num_generations, "num_generations");
   const perDevice = args.per_device_train_batch_size === undefined ? DEFAULT_PER_DEVICE_BATCH : positiveInt(args.per_device_train_batch_size, "per_device_train_batch_size");
+  const accumulation = args.gradient_accumulation_steps === undefined ? 1 : positiveInt(args.gradient_accumulation_steps, "gradient_accumulation_steps");
   const asked =
     args.generation_batch_size !== undefined
       ? positiveInt(args.generation_batch_size, "generation_batch_size")
-      : perDevice * (args.steps_per_generation === undefined ? 1 : positiveInt(args.steps_per_generation, "steps_per_generation"));
+      : perDevice * (args.steps_per_generation === undefined ? accumulation : positiveInt(args.steps_per_generation, "steps_per_generation"));
   const unit = lcm(group, perDevice);
   return { generation_batch_size: Math.ceil(asked / unit) * unit };
 }

@@ -69,6 +69,8 @@ describe("the verl reward wrapper", () => {
       math("\\boxed{\\frac{1}{2}}", "0.5"),
       math("Final Answer: $18.", "18"),
       math("The answer is 18.5 dollars.", "18"),
+      // The completion of a prompt that ends in "Answer:".
+      math(" 18", "18"),
     ];
     const { outcomes, sideFile } = runWrapper("math", { domain: "math", weights: { correctness: 1, format: 0.25 }, delegate: null }, calls);
 
@@ -80,7 +82,7 @@ describe("the verl reward wrapper", () => {
       return { score: correctness + 0.25 * format, correctness, format };
     });
     expect(outcomes).toEqual(expected.map((ok) => ({ ok })));
-    expect(expected.map((e) => e.score)).toEqual([1.25, 0.25, 0, 1.25, 1.25, 1.25, 0.25]);
+    expect(expected.map((e) => e.score)).toEqual([1.25, 0.25, 0, 1.25, 1.25, 1.25, 0.25, 1.25]);
 
     const lines = sideLines(sideFile);
     expect(lines).toHaveLength(calls.length);

@@ -28,6 +28,8 @@ _LINE_ANSWERS = [
     re.compile(r"^[ \t]*(?:A|Answer|Final Answer)[ \t]*:[ \t]*(.+)$", re.MULTILINE | re.IGNORECASE),
 ]
 _SAID_ANSWER = re.compile(r"answer is[ \t:]*\$?([^\s$][^\n]*?)\$?[ \t]*(?:\.(?:\s|$)|\n|$)", re.IGNORECASE)
+# A whole response that is one number: the completion of a prompt ending in "Answer:".
+_BARE_NUMBER = re.compile(r"^\s*(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?)\.?\s*$", re.ASCII)
 _FRACTIONS = [
     re.compile(r"^(-?)\\d?frac\{(-?[\d.]+)\}\{(-?[\d.]+)\}$", re.ASCII),
     re.compile(r"^(-?)([\d.]+)/([\d.]+)$", re.ASCII),
@@ -53,7 +55,7 @@ def _last_boxed(text):
 
 
 def final_answer(text):
-    """The final answer a response commits to (\\boxed{}, "#### n", "Answer: n", "the answer is n"), or ""."""
+    """The final answer a response commits to (\\boxed{}, "#### n", "Answer: n", "the answer is n", a bare number), or ""."""
     boxed = _last_boxed(text)
     if boxed is not None:
         return boxed.strip()
@@ -66,7 +68,10 @@ def final_answer(text):
     said = None
     for match in _SAID_ANSWER.finditer(text):
         said = match.group(1)
-    return said.strip() if said is not None else ""
+    if said is not None:
+        return said.strip()
+    bare = _BARE_NUMBER.match(text)
+    return bare.group(1) if bare else ""
 
 
 def _normalise(s):

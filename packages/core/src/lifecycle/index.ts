@@ -3,3 +3,4 @@ export * from "./decision-rules.ts";
 export * from "./approval-guard.ts";
 export * from "./veto-override.ts";
 export * from "./run-control.ts";
+export * from "./job-retry.ts";

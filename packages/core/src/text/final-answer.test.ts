@@ -19,7 +19,8 @@ function byFullScan(text: string): string {
   }
   let said: string | undefined;
   for (const m of text.matchAll(/answer is[ \t:]*\$?([^\s$][^\n]*?)\$?[ \t]*(?:\.(?:\s|$)|\n|$)/gi)) said = m[1];
-  return said?.trim() ?? "";
+  if (said !== undefined) return said.trim();
+  return /^\s*(-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?)\.?\s*$/.exec(text)?.[1] ?? "";
 }
 
 describe("finalAnswer", () => {
@@ -27,10 +28,17 @@ describe("finalAnswer", () => {
     const texts = loadGsm8k().flatMap((r) => [r.rollout.response ?? "", typeof r.rollout.groundTruth === "string" ? r.rollout.groundTruth : ""]);
     const tricky = [
       "A: 3\nnote: none", "A: 3\nAnswer:   \n", "#### 5\nthen #### x", "x #### 5\n#### 6 ok", "Answer: 4\rRatio: 2", "A: 1\u2028B: 2", "final answer: 9\nA:", "A:\u2029",
-      "Step 1: add\nStep 2: carry\nA: 12", "####\n#### 7", "answer: 5 and the answer is 6", "Answer :7\nps: x:y", "\\boxed{1} A: 2", "a: 5\nA: \t",
+      "Step 1: add\nStep 2: carry\nA: 12", " 21", "21.\n", "1,000", "3/4", "x 21", "21 apples", "####\n#### 7", "answer: 5 and the answer is 6", "Answer :7\nps: x:y", "\\boxed{1} A: 2", "a: 5\nA: \t",
     ];
     for (const t of [...texts, ...tricky]) expect(finalAnswer(t), JSON.stringify(t.slice(-80))).toBe(byFullScan(t));
     expect(texts.length).toBeGreaterThan(500);
+  });
+
+  it("takes a response that is only a number as its answer: the completion of a prompt ending in \"Answer:\"", () => {
+    expect(finalAnswer(" 21")).toBe("21");
+    expect(finalAnswer(" -3.5.")).toBe("-3.5");
+    expect(finalAnswer("21 apples")).toBe("");
+    expect(finalAnswer("I think 21")).toBe("");
   });
 });
 

@@ -6,7 +6,8 @@ const LINE_FORMS: readonly { marker: string; line: RegExp; all: RegExp }[] = [
 /**
  * The final answer a math response commits to, or "" when it commits to none. Looks, in order of
  * precedence, for the last \boxed{...} (braces balanced), a "#### n" line (GSM8K reference style),
- * an "A: n" / "Answer: n" line, then "the answer is n".
+ * an "A: n" / "Answer: n" line, then "the answer is n". A response that is nothing but a number
+ * (say " 21", the completion of a prompt ending in "Answer:") is its own answer.
  */
 export function finalAnswer(text: string): string {
   const boxed = lastBoxed(text);
@@ -17,8 +18,12 @@ export function finalAnswer(text: string): string {
   }
   let said: string | undefined;
   for (const m of text.matchAll(/answer is[ \t:]*\$?([^\s$][^\n]*?)\$?[ \t]*(?:\.(?:\s|$)|\n|$)/gi)) said = m[1];
-  return said?.trim() ?? "";
+  if (said !== undefined) return said.trim();
+  return BARE_NUMBER.exec(text)?.[1] ?? "";
 }
+
+// A whole response that is one number (thousands commas, a fraction or a closing period allowed).
+const BARE_NUMBER = /^\s*(-?\d[\d,]*(?:\.\d+)?(?:\/\d+)?)\.?\s*$/;
 
 /**
  * `text.lastIndexOf(s)`, asked of `indexOf` first: V8 finds a substring forwards with a vectorised

@@ -73,5 +73,7 @@ export async function createRun(
     const created = { runId: run.id, baseBranchId: base.id };
     await options.alongside?.(tx, created);
     return created;
-  });
+    // It writes the domain's whole detector catalog: on a loaded machine (CI with a core held busy,
+    // two cores shared) that took past Prisma's 5 s default and the run was never created.
+  }, { timeout: 30_000 });
 }

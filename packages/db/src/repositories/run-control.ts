@@ -50,6 +50,19 @@ export async function requestedStop(db: Database, runId: string): Promise<{ seal
   return { sealed: (event.payload as { sealed?: boolean }).sealed !== false, actor: event.actor };
 }
 
+/**
+ * Who cancelled a job, and why, for its job_cancelled event: the person who asked to cancel that
+ * job, else the one who stopped its run, else the system (its process was ended outside the control plane).
+ */
+export async function cancellationOf(db: Database, job: { id: string; runId: string; cancelRequested: boolean; runStopping: boolean }): Promise<{ actor: string; reason: string }> {
+  if (job.cancelRequested) {
+    const asked = await db.event.findFirst({ where: { runId: job.runId, type: "job_cancel_requested", payload: { path: ["jobId"], equals: job.id } }, orderBy: { id: "desc" }, select: { actor: true } });
+    return { actor: asked?.actor ?? "system", reason: "a person cancelled it" };
+  }
+  if (job.runStopping) return { actor: (await requestedStop(db, job.runId))?.actor ?? "system", reason: "the run was stopped" };
+  return { actor: "system", reason: "its process was ended outside the control plane" };
+}
+
 /** Records a person's request to cancel one job, with its event; the worker's control step carries it out. */
 export async function requestJobCancel(db: Database, input: { jobId: string; userId: string }): Promise<JobCancelOutcome & { runId: string }> {
   return db.$transaction(async (tx) => {

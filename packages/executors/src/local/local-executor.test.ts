@@ -46,6 +46,13 @@ describe("local executor (real child processes)", () => {
     expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: code, failureClass, retriable });
   });
 
+  it("reads a missing interpreter (exit 127) as a configuration error naming its path, never retried", async () => {
+    const handle = await executor.launch({ jobId: "nopython1", attempt: 1, command: ["/opt/no-such-venv/bin/python", "evo_trl_job.py"], env: {}, gpus: 0, deadlineSeconds: 600, files: {} });
+    const observed = await settle(handle);
+    expect(observed).toMatchObject({ state: "failed", exitCode: 127, failureClass: "config_error", retriable: false });
+    expect(observed.state === "failed" && observed.message).toMatch(/was not found .*\/opt\/no-such-venv\/bin\/python/);
+  });
+
   it("reads a SIGKILL it did not send as OOM, retriable (on a shared node a neighbour may be the cause)", async () => {
     const handle = await executor.launch({ jobId: "oom1", attempt: 1, command: sh("kill -9 $$"), env: {}, gpus: 0, deadlineSeconds: 600, files: {} });
     expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: 137, failureClass: "oom", retriable: true, message: "killed by SIGKILL" });
