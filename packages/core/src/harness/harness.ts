@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Rollout } from "@evotrainer/contract";
 import type { RuleLimits } from "../cel/guards.ts";
 import { compileDetector, detectorSchema, type CompiledDetector, type Domain, type Label } from "./detector.ts";
+import { labelQualityRequirementSchema } from "../label-quality/label-quality-gate.ts";
 import { compileHealthRule, healthRuleSchema, type CompiledHealthRule } from "./health-rule.ts";
 import { rolloutBindings, type InputCaps, type RolloutContext } from "./rollout-variables.ts";
 
@@ -14,6 +15,9 @@ export const gatePolicySchema = z.strictObject({
   // Maximum rate per validity label on the candidate's promotion rollouts.
   validityLimits: z.record(z.string(), z.number().min(0).max(1)).default({}),
   successThreshold: z.number().default(0.5),
+  // Reviewed quality a label needs before a validity limit or a targeted metric acts on it alone;
+  // without it the branch goes to a person with the reason (docs/label-review.md).
+  labelQuality: labelQualityRequirementSchema.optional(),
 });
 export type GatePolicy = z.infer<typeof gatePolicySchema>;
 
