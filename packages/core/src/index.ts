@@ -104,7 +104,7 @@ export { wilson, Z95 } from "./label-quality/wilson.ts";
 export { informativeness, type FlagCounts, type Informativeness } from "./label-quality/informativeness.ts";
 export { estimateRecall, type RecallEstimate, type RecallInput, type UnflaggedReview } from "./label-quality/recall-estimate.ts";
 export { reviewQueue, type ReviewQueueInput, type ReviewQueueItem, type ReviewStratum, type QueueDetector } from "./label-quality/review-queue.ts";
-export { detectorQuality, qualityText, type DetectorQuality, type DetectorQualityInput, type ReviewFact } from "./label-quality/detector-quality.ts";
+export { detectorQuality, qualityText, reviewVerdict, type DetectorQuality, type DetectorQualityInput, type ReviewFact } from "./label-quality/detector-quality.ts";
 export {
   labelQualityHolds,
   labelQualityRequirementSchema,

@@ -8,7 +8,7 @@ import {
   type HealthReport,
   type Intervention,
 } from "@evotrainer/core";
-import { json, recordDecision, recordEvent, type DecisionRecord } from "@evotrainer/db";
+import { json, recordDecision, recordEvent, runLabelTrust, type DecisionRecord } from "@evotrainer/db";
 import { coreDecision } from "./core-decision.ts";
 import type { LoopDeps } from "./deps.ts";
 import { runConfigOf } from "@evotrainer/core";
@@ -48,7 +48,8 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
   const bestId = branch.run.bestBranchId;
   const best = bestId && bestId !== branch.parentId ? await gateSide(deps, harness, bestId) : undefined;
   const intervention = branch.intervention as unknown as Pick<Intervention, "targetMetric" | "expectedEffect">;
-  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl, ...(controlCrit ? { controlCrit } : {}) });
+  const labelTrust = config.gate.labelQuality ? await runLabelTrust(db, branch.runId) : undefined;
+  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl, ...(controlCrit ? { controlCrit } : {}), ...(labelTrust ? { labelTrust } : {}) });
 
   const history = await db.branch.findMany({
     where: { runId: branch.runId, parentId: { not: null }, kind: "candidate", verdict: { isNot: null } },
@@ -57,10 +58,12 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
   });
   const outcomes = history.map((b) => ({ verdict: { promote: b.verdict!.passed }, decisions: b.decisions.map(coreDecision) }));
   const finishedInDomain = await db.verdict.count({ where: { branch: { run: { domain: config.domain, organizationId: branch.run.organizationId } } } });
-  const gate = gateFor(config.autonomy, "completion", {
+  const policyGate = gateFor(config.autonomy, "completion", {
     consecutiveFailedBranches: consecutiveFailures(outcomes),
     finishedBranchesInDomain: finishedInDomain,
   });
+  // A verdict resting on a label without the reviewed quality gate.labelQuality asks for goes to a person.
+  const gate = result.needsPerson ? { gated: true, reasons: [...policyGate.reasons, ...result.needsPerson] } : policyGate;
 
   // The verdict and, without a gate, the policy's decision commit together, so a repeat of this
   // step after a crash finds both and only settles.
@@ -92,7 +95,7 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
       payload: json({ promote: result.promote, promotionScore: candidate.score, parentScore: parent.score, checks: result.checks.map((c) => ({ name: c.name, passed: c.passed, detail: c.detail })) }),
     });
     if (!decision) {
-      await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "awaiting_decision", actor: "system", payload: { reasons: gate.reasons, recommended: result.promote ? "approve" : "veto" } });
+      await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "awaiting_decision", actor: "system", payload: { reasons: gate.reasons, recommended: result.promote ? "approve" : result.needsPerson ? "decide" : "veto" } });
       return null;
     }
     return policyDecisionId(

@@ -60,8 +60,17 @@ export function detectorQuality(input: DetectorQualityInput): DetectorQuality {
 
 const two = (x: number) => x.toFixed(2);
 
-/** The chip's words: "tool_error · precision 0.93 [0.80, 0.98] · 30 reviewed", or "tool_error · not reviewed". */
-export function qualityText(q: Pick<DetectorQuality, "label" | "reviewed" | "precision" | "precisionInterval">): string {
-  if (q.precision === null || q.precisionInterval === null) return `${q.label} · not reviewed`;
-  return `${q.label} · precision ${two(q.precision)} [${two(q.precisionInterval[0])}, ${two(q.precisionInterval[1])}] · ${q.reviewed} reviewed`;
+/**
+ * A label chip's words from its reviewed flags: "tool_error · precision 0.93 [0.79, 0.98] · 30 reviewed",
+ * or "tool_error · not reviewed".
+ */
+export function qualityText(label: string, reviewed: number, confirmed: number): string {
+  if (reviewed === 0) return `${label} · not reviewed`;
+  const [lo, hi] = wilson(confirmed, reviewed);
+  return `${label} · precision ${two(confirmed / reviewed)} [${two(lo)}, ${two(hi)}] · ${reviewed} reviewed`;
+}
+
+/** Whether a person's "the label holds" / "it does not" is a confirmation, a rejection or a miss. */
+export function reviewVerdict(flagged: boolean, holds: boolean): "confirmed" | "rejected" | "missed" {
+  return !holds ? "rejected" : flagged ? "confirmed" : "missed";
 }

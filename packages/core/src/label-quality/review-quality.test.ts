@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../random.ts";
-import { detectorQuality, qualityText } from "./detector-quality.ts";
+import { detectorQuality, qualityText, reviewVerdict } from "./detector-quality.ts";
 import { labelQualityHolds, untrustedLabelReason } from "./label-quality-gate.ts";
 import { estimateRecall } from "./recall-estimate.ts";
 import { reviewQueue, type ReviewQueueInput } from "./review-queue.ts";
@@ -57,7 +57,7 @@ describe("estimateRecall", () => {
         if (random() < (h ? 0.7 : 0.02)) flagged.push(id);
       }
       const truth = flagged.filter((id) => holds.has(id)).length / holds.size;
-      const queue = reviewQueue({ population: ids(2000), detectors: [{ detectorId: "d", label: "x", flagged }], seed: `trial-${t}`, flaggedPerDetector: 30, unflaggedPerDetector: 150 });
+      const queue = reviewQueue({ detectors: [{ detectorId: "d", label: "x", population: ids(2000), flagged }], seed: `trial-${t}`, flaggedPerDetector: 30, unflaggedPerDetector: 150 });
       const reviewsOf = (stratum: string) => queue.filter((q) => q.stratum === stratum);
       const confirmed = reviewsOf("flagged").filter((q) => holds.has(q.rolloutId)).length;
       const r = estimateRecall({
@@ -75,10 +75,9 @@ describe("estimateRecall", () => {
 
 describe("reviewQueue", () => {
   const input: ReviewQueueInput = {
-    population: ids(500),
     detectors: [
-      { detectorId: "det-tool", label: "tool_error", flagged: ids(200) },
-      { detectorId: "det-trunc", label: "truncated", flagged: ids(12, 300) },
+      { detectorId: "det-tool", label: "tool_error", population: ids(500), flagged: ids(200) },
+      { detectorId: "det-trunc", label: "truncated", population: ids(500), flagged: ids(12, 300) },
     ],
     seed: "run-1/harness-1",
     flaggedPerDetector: 30,
@@ -109,7 +108,7 @@ describe("reviewQueue", () => {
 
   it("is the same for the same seed whatever the order of the ids, and another for another seed", () => {
     const a = reviewQueue(input);
-    const shuffled = { ...input, population: [...input.population].reverse(), detectors: [...input.detectors].reverse().map((d) => ({ ...d, flagged: [...d.flagged].reverse() })) };
+    const shuffled = { ...input, detectors: [...input.detectors].reverse().map((d) => ({ ...d, population: [...d.population].reverse(), flagged: [...d.flagged].reverse() })) };
     expect(reviewQueue(shuffled)).toEqual(a);
     expect(reviewQueue({ ...input, seed: "another" }).map((q) => q.rolloutId)).not.toEqual(a.map((q) => q.rolloutId));
   });
@@ -124,7 +123,7 @@ describe("reviewQueue", () => {
     const counts = new Map<string, number>();
     const trials = 400;
     for (let t = 0; t < trials; t++) {
-      for (const q of reviewQueue({ ...input, detectors: [{ detectorId: "d", label: "x", flagged: ids(100) }], seed: String(t) }))
+      for (const q of reviewQueue({ ...input, detectors: [{ detectorId: "d", label: "x", population: ids(500), flagged: ids(100) }], seed: String(t) }))
         if (q.stratum === "unflagged") counts.set(q.rolloutId, (counts.get(q.rolloutId) ?? 0) + 1);
     }
     // Each of the 400 unflagged rollouts is drawn with probability 20/400: 20 times in 400 queues on average.
@@ -156,14 +155,15 @@ describe("detectorQuality", () => {
     expect(q.recall!.missed).toBeCloseTo(5, 9);
     expect(q.recall!.recall).toBeCloseTo(42 / 47, 9);
     expect(q.informativeness.separates).toBe("failures");
-    expect(qualityText(q)).toBe("tool_error · precision 0.93 [0.79, 0.98] · 30 reviewed");
+    expect(qualityText(q.label, q.reviewed, q.confirmed)).toBe("tool_error · precision 0.93 [0.79, 0.98] · 30 reviewed");
   });
 
   it("says not reviewed when no flag was reviewed", () => {
     const q = detectorQuality({ detectorId: "d", label: "truncated", flagged: 3, unflagged: 97, reviews: [], outcomes });
     expect(q.precision).toBeNull();
     expect(q.recall).toBeNull();
-    expect(qualityText(q)).toBe("truncated · not reviewed");
+    expect(qualityText(q.label, q.reviewed, q.confirmed)).toBe("truncated · not reviewed");
+    expect([reviewVerdict(true, true), reviewVerdict(true, false), reviewVerdict(false, true), reviewVerdict(false, false)]).toEqual(["confirmed", "rejected", "missed", "rejected"]);
   });
 });
 

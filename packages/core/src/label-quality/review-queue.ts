@@ -6,13 +6,12 @@ export type ReviewStratum = "flagged" | "unflagged";
 export interface QueueDetector {
   detectorId: string;
   label: string;
-  /** Ids of the rollouts it flagged, within the population. */
+  /** Ids of every rollout it ran on (of one run), and of those it flagged. */
+  population: readonly string[];
   flagged: readonly string[];
 }
 
 export interface ReviewQueueInput {
-  /** Ids of every rollout the queue samples from (one run and harness version). */
-  population: readonly string[];
   detectors: readonly QueueDetector[];
   seed: string;
   /** Sample sizes per detector: flagged rollouts for precision, unflagged ones for recall. */
@@ -59,7 +58,7 @@ export function reviewQueue(input: ReviewQueueInput): ReviewQueueItem[] {
     const random = detectorRandom(input.seed, d.detectorId);
     const flaggedSet = new Set(d.flagged);
     const flagged = [...flaggedSet];
-    const unflagged = input.population.filter((id) => !flaggedSet.has(id));
+    const unflagged = d.population.filter((id) => !flaggedSet.has(id));
     const fromFlagged = sampleOf(flagged, input.flaggedPerDetector, random);
     const fromUnflagged = sampleOf(unflagged, input.unflaggedPerDetector, random);
     const item = (stratum: ReviewStratum, size: number, count: number) => (rolloutId: string) => ({ rolloutId, detectorId: d.detectorId, label: d.label, stratum, weight: size / count });

@@ -31,3 +31,5 @@ export { branchLabelRates } from "./label-rates.ts";
 export { detectorOf, labelDetectors, type LabelDetector } from "./label-detectors.ts";
 export { importJob, importTarget, type ImportTarget, type ImportWhere } from "./import-target.ts";
 export { importSummary, type ImportSummary } from "./import-summary.ts";
+export { recordReview, toReviewRecord, type ReviewInput, type ReviewRecord } from "./label-reviews.ts";
+export { reviewedPrecisionCounts, reviewHarness, runLabelQuality, runLabelTrust, runReviewQueue, type ReviewedDetector, type ReviewQueueState } from "./label-quality-facts.ts";
