@@ -58,7 +58,13 @@ function chipText(precision: Map<string, { reviewed: number; confirmed: number }
   return qualityText(label.label, counts.reviewed, counts.confirmed);
 }
 
-async function withQuality<T extends { labels: { label: string; review: LabelReview | null; detectorId: string }[] }>(db: Database, runId: string, rows: T[]) {
+type ChipLabel = { label: string; review: LabelReview | null; quality: string };
+
+async function withQuality<T extends { labels: { label: string; review: LabelReview | null; detectorId: string }[] }>(
+  db: Database,
+  runId: string,
+  rows: T[],
+): Promise<(Omit<T, "labels"> & { labels: ChipLabel[] })[]> {
   const precision = await reviewedPrecisionCounts(db, runId);
   return rows.map((r) => ({ ...r, labels: r.labels.map(({ detectorId, ...l }) => ({ ...l, quality: chipText(precision, { label: l.label, detectorId }) })) }));
 }
