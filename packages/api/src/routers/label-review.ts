@@ -12,6 +12,8 @@ const note = z.string().max(2000).optional();
 
 /** One line of a truth file (`evotrainer labels export` writes them, `labels import` reads them). */
 export const truthLineSchema = z.strictObject({
+  // The run it was exported from; `labels import` loads into it unless told another.
+  run: z.string().min(1).optional(),
   rolloutUid: z.string().min(1).max(500),
   // The branch version (v1 → 1): a rollout's uid is unique within its branch only.
   branch: z.number().int().min(0).optional(),
@@ -94,7 +96,7 @@ export const labelReviewRouter = {
       orderBy: { id: "asc" },
       select: { label: true, verdict: true, reviewer: true, note: true, rollout: { select: { uid: true, branch: { select: { version: true } } } } },
     });
-    return rows.map((r): TruthLine => ({ rolloutUid: r.rollout.uid, branch: r.rollout.branch.version, detector: r.label, verdict: r.verdict, reviewer: r.reviewer, note: r.note }));
+    return rows.map((r): TruthLine => ({ run: input.runId, rolloutUid: r.rollout.uid, branch: r.rollout.branch.version, detector: r.label, verdict: r.verdict, reviewer: r.reviewer, note: r.note }));
   }),
 
   /**
