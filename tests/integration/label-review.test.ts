@@ -137,7 +137,7 @@ describe("label review", () => {
     expect(truncated.recall).toBeNull();
     const text = cli("labels", "quality", a.run.id);
     expect(text.stdout).toMatch(/truncated · precision 0\.92 \[0\.\d\d, 0\.\d\d\] · 12 reviewed · recall 0\.87/);
-  }, 120_000);
+  }, 300_000);
 
   it("refuses a whole truth file when a line names a rollout the run does not have, naming the line", async () => {
     const file = join(dir, "bad.jsonl");
@@ -149,5 +149,5 @@ describe("label review", () => {
     writeFileSync(file, `${JSON.stringify({ rolloutUid: "v1-1", detector: "truncated", verdict: "maybe", reviewer: "x" })}\n`);
     expect(cli("labels", "import", file, "--run", b.run.id).stderr).toMatch(/bad\.jsonl line 1: verdict: /);
     expect(await db.review.count()).toBe(before);
-  }, 60_000);
+  }, 300_000);
 });
