@@ -3,6 +3,7 @@ import { calibrateCommand } from "./commands/calibrate.ts";
 import { decideCommand } from "./commands/decide.ts";
 import { importCommand } from "./commands/import.ts";
 import { ingestCommand } from "./commands/ingest.ts";
+import { labelsCommand } from "./commands/labels.ts";
 import { loginCommand, logoutCommand } from "./commands/login.ts";
 import { nodesCommand } from "./commands/nodes.ts";
 import { orgsCommand } from "./commands/orgs.ts";
@@ -30,6 +31,7 @@ commands:
   import verl|trl <dir> (--run <runId> | --config <run.yaml>) [--json]   turn an existing verl or TRL run directory into a branch: labelled rollouts, trainer metrics
   import mini-swe-agent|swe-agent|openai-chat <file-or-dir> [--run <runId> | --config <run.yaml>] [--report <report.json>] [--json]   agent trajectories (SWE-bench results joined) into a labelled branch
   orgs create <name> --admin <email> | orgs list   organizations (installation admins): create one and print its first admin's invitation link
+  labels export <runId> [--out <file>] | labels import <file> [--run <runId>] | labels quality <runId> [--json]   reviews of labels as a JSONL truth file, and each detector's precision, recall and informativeness from them
   users invite|list|role|remove|reset-password …   members of an organization: invitation and reset links, roles (evotrainer users for details)
   nodes sync <compute.yaml> | nodes list [--json]   register GPU nodes reached over SSH (keys by path, env var, or sealed under EVO_MASTER_KEY)`;
 
@@ -63,6 +65,9 @@ try {
       break;
     case "import":
       process.exitCode = await importCommand(args);
+      break;
+    case "labels":
+      process.exitCode = await labelsCommand(args);
       break;
     case "nodes":
       process.exitCode = await nodesCommand(args);

@@ -13,3 +13,4 @@ export type { Principal } from "./auth/principal.ts";
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 export { runListInput, type RunListInput } from "./routers/run.ts";
+export { truthLineSchema, type TruthLine } from "./routers/label-review.ts";

@@ -4,6 +4,7 @@ import { compareRouter } from "./routers/compare.ts";
 import { decisionRouter } from "./routers/decision.ts";
 import { harnessRouter } from "./routers/harness.ts";
 import { importRouter } from "./routers/import.ts";
+import { labelReviewRouter } from "./routers/label-review.ts";
 import { memberRouter } from "./routers/member.ts";
 import { nodeRouter } from "./routers/node.ts";
 import { notificationRouter } from "./routers/notification.ts";
@@ -24,6 +25,7 @@ export const appRouter = createTRPCRouter({
   decision: decisionRouter,
   harness: harnessRouter,
   import: importRouter,
+  labelReview: labelReviewRouter,
   member: memberRouter,
   node: nodeRouter,
   notification: notificationRouter,

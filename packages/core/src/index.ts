@@ -113,3 +113,13 @@ export { draftDetector, patternOf } from "./unexplained/draft-detector.ts";
 export { backtestDetector, type BacktestResult, type DetectorBacktest, type DetectorBacktestInput, type LabelVerdict, type ReviewedPrecision } from "./unexplained/backtest-detector.ts";
 export { registerDraftedDetector, type DraftRegistration, type DraftRegisterResult } from "./unexplained/register-drafted-detector.ts";
 export * from "./trainer-env.ts";
+export { estimateRecall, type RecallEstimate, type RecallInput, type UnflaggedReview } from "./label-quality/recall-estimate.ts";
+export { reviewQueue, type ReviewQueueInput, type ReviewQueueItem, type ReviewStratum, type QueueDetector } from "./label-quality/review-queue.ts";
+export { detectorQuality, qualityText, reviewVerdict, type DetectorQuality, type DetectorQualityInput, type ReviewFact } from "./label-quality/detector-quality.ts";
+export {
+  labelQualityHolds,
+  labelQualityRequirementSchema,
+  untrustedLabelReason,
+  type LabelQualityRequirement,
+  type LabelTrust,
+} from "./label-quality/label-quality-gate.ts";

@@ -4,6 +4,7 @@ import { critFindings, type HealthReport } from "./harness/health-report.ts";
 import type { BranchMetrics } from "./harness/metrics.ts";
 import type { Intervention } from "./intervention.ts";
 import type { ControlComparison } from "./gate/control-test.ts";
+import { labelQualityHolds, type LabelTrust } from "./label-quality/label-quality-gate.ts";
 
 export interface GateSide {
   /** Per-task mean scores on the promotion split. */
@@ -35,6 +36,8 @@ export interface VerdictInput {
    * since extra training alone moves it against the parent. Absent without a control arm.
    */
   controlMetrics?: readonly BranchMetrics[];
+  /** Reviewed precision per label, for `policy.labelQuality`. */
+  labelTrust?: ReadonlyMap<string, LabelTrust>;
 }
 
 export interface Check {
@@ -53,6 +56,8 @@ export interface Verdict {
   vsBest: BootstrapResult;
   /** Absent on verdicts rebuilt from storage, where the check's numbers carry it. */
   vsControl?: ControlComparison | null;
+  /** Why a person must decide: the outcome rests on a label without the reviewed quality the gate asks for. */
+  needsPerson?: string[];
 }
 
 /** Reads a metric by its report name: a scalar, `label_rate.<label>` or `trainer.<key>`. */
@@ -176,5 +181,7 @@ export function verdict(input: VerdictInput): Verdict {
     });
   }
 
-  return { promote: checks.every((c) => c.passed || c.blocking === false), checks, vsParent, vsBest, vsControl };
+  const needsPerson = labelQualityHolds(policy.labelQuality, checks, input.labelTrust ?? new Map(), targetMetric);
+  const promote = needsPerson.length === 0 && checks.every((c) => c.passed || c.blocking === false);
+  return { promote, checks, vsParent, vsBest, vsControl, ...(needsPerson.length > 0 ? { needsPerson } : {}) };
 }

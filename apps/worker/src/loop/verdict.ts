@@ -9,7 +9,7 @@ import {
   type HealthReport,
   type Intervention,
 } from "@evotrainer/core";
-import { json, recordDecision, recordEvent, type DecisionRecord } from "@evotrainer/db";
+import { json, recordDecision, recordEvent, runLabelTrust, type DecisionRecord } from "@evotrainer/db";
 import { coreDecision } from "./core-decision.ts";
 import type { LoopDeps } from "./deps.ts";
 import { runConfigOf } from "@evotrainer/core";
@@ -50,7 +50,8 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
   const bestId = branch.run.bestBranchId;
   const best = bestId && bestId !== branch.parentId ? await gateSide(deps, harness, bestId) : undefined;
   const intervention = branch.intervention as unknown as Pick<Intervention, "targetMetric" | "expectedEffect">;
-  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl, ...(controlCrit ? { controlCrit } : {}), ...(controlMetrics ? { controlMetrics } : {}) });
+  const labelTrust = config.gate.labelQuality ? await runLabelTrust(db, branch.runId) : undefined;
+  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl, ...(controlCrit ? { controlCrit } : {}), ...(controlMetrics ? { controlMetrics } : {}), ...(labelTrust ? { labelTrust } : {}) });
 
   const history = await db.branch.findMany({
     where: { runId: branch.runId, parentId: { not: null }, kind: "candidate", verdict: { isNot: null } },
@@ -63,8 +64,10 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
     consecutiveFailedBranches: consecutiveFailures(outcomes),
     finishedBranchesInDomain: finishedInDomain,
   });
-  // Too few controls to measure the seed noise: the gate cannot judge, so a person does.
-  const gate = vsControl?.notEnoughControls ? { gated: true, reasons: [...policyGate.reasons, vsControl.reason] } : policyGate;
+  // Too few controls to measure the seed noise, or a verdict resting on a label without the reviewed
+  // quality gate.labelQuality asks for: the gate cannot judge alone, so a person decides.
+  const personReasons = [...(vsControl?.notEnoughControls ? [vsControl.reason] : []), ...(result.needsPerson ?? [])];
+  const gate = personReasons.length > 0 ? { gated: true, reasons: [...policyGate.reasons, ...personReasons] } : policyGate;
 
   // The verdict and, without a gate, the policy's decision commit together, so a repeat of this
   // step after a crash finds both and only settles.
@@ -96,7 +99,7 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
       payload: json({ promote: result.promote, promotionScore: candidate.score, parentScore: parent.score, checks: result.checks.map((c) => ({ name: c.name, passed: c.passed, detail: c.detail })) }),
     });
     if (!decision) {
-      await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "awaiting_decision", actor: "system", payload: { reasons: gate.reasons, recommended: result.promote ? "approve" : "veto" } });
+      await recordEvent(tx, { runId: branch.runId, branchId: branch.id, type: "awaiting_decision", actor: "system", payload: { reasons: gate.reasons, recommended: result.promote ? "approve" : result.needsPerson ? "decide" : "veto" } });
       return null;
     }
     return policyDecisionId(

@@ -1,6 +1,7 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { detectorOf, labelDetectors, LabelReview, searchRolloutIds, Split, UNINDEXED_COUNT_LIMIT, unindexedRollouts, type Database, type Prisma } from "@evotrainer/db";
+import { qualityText, reviewVerdict } from "@evotrainer/core";
+import { detectorOf, labelDetectors, LabelReview, recordReview, reviewedPrecisionCounts, reviewHarness, searchRolloutIds, Split, UNINDEXED_COUNT_LIMIT, unindexedRollouts, type Database, type Prisma } from "@evotrainer/db";
 import type { Principal } from "../auth/principal.ts";
 import { sealedReleased } from "../auth/sealed-split.ts";
 import { accessBranch, accessRun, protectedProcedure, requireRunRole, userProcedure } from "../trpc.ts";
@@ -46,6 +47,23 @@ async function sealedAccess(ctx: { db: Database; principal: Principal }, runId: 
   return (await sealedReleased(ctx.db, runId)) ? "scores" : "hidden";
 }
 
+/** A label chip's words: its detector's reviewed precision in the run, or "not reviewed". */
+function chipText(precision: Map<string, { reviewed: number; confirmed: number }>, label: { label: string; detectorId: string }): string {
+  const counts = precision.get(label.detectorId) ?? { reviewed: 0, confirmed: 0 };
+  return qualityText(label.label, counts.reviewed, counts.confirmed);
+}
+
+type ChipLabel = { label: string; review: LabelReview | null; quality: string };
+
+async function withQuality<T extends { labels: { label: string; review: LabelReview | null; detectorId: string }[] }>(
+  db: Database,
+  runId: string,
+  rows: T[],
+): Promise<(Omit<T, "labels"> & { labels: ChipLabel[] })[]> {
+  const precision = await reviewedPrecisionCounts(db, runId);
+  return rows.map((r) => ({ ...r, labels: r.labels.map(({ detectorId, ...l }) => ({ ...l, quality: chipText(precision, { label: l.label, detectorId }) })) }));
+}
+
 export const rolloutRouter = {
   list: protectedProcedure.input(rolloutListInput).query(async ({ ctx, input }) => {
     const { runId } = await accessBranch(ctx, input.branchId);
@@ -75,10 +93,10 @@ export const rolloutRouter = {
         turns: true,
         truncated: true,
         finishReason: true,
-        labels: { select: { label: true, review: true } },
+        labels: { select: { label: true, review: true, detectorId: true } },
       },
     });
-    const page = items.slice(0, input.limit);
+    const page = await withQuality(ctx.db, runId, items.slice(0, input.limit));
     const nextCursor = items.length > input.limit ? String(page.at(-1)!.id) : null;
     if (sealed === "full") return { items: page, nextCursor };
     return {
@@ -98,8 +116,20 @@ export const rolloutRouter = {
     if (!rollout) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
     const { role } = await accessRun(ctx, rollout.runId, "rollout");
     if (rollout.split === "sealed" && (await sealedAccess(ctx, rollout.runId)) !== "full") throw new TRPCError({ code: "FORBIDDEN", message: SEALED_SCORES_ONLY });
-    const detectors = await labelDetectors(ctx.db, rollout.labels);
-    return { ...rollout, labels: rollout.labels.map((l) => ({ ...l, detector: detectorOf(detectors, l) })), role };
+    const [detectors, precision, reviews, harness] = await Promise.all([
+      labelDetectors(ctx.db, rollout.labels),
+      reviewedPrecisionCounts(ctx.db, rollout.runId),
+      ctx.db.review.findMany({ where: { rolloutId: rollout.id }, orderBy: { id: "asc" }, select: { label: true, verdict: true, flagged: true, reviewer: true, note: true, createdAt: true } }),
+      reviewHarness(ctx.db, rollout.runId),
+    ]);
+    return {
+      ...rollout,
+      labels: rollout.labels.map((l) => ({ ...l, detector: detectorOf(detectors, l), quality: chipText(precision, l) })),
+      reviews,
+      // Labels a person may add as missed: the harness's labels the detectors did not put on this rollout.
+      missable: (harness?.detectors ?? []).map((d) => d.label).filter((label) => !rollout.labels.some((l) => l.label === label)),
+      role,
+    };
   }),
 
   /** The same task (same split) in another branch of the run, for a side-by-side comparison. */
@@ -138,15 +168,30 @@ export const rolloutRouter = {
     return rows.map((r) => ({ label: r.label, count: r._sum.count ?? 0, total: r._sum.total ?? 0 }));
   }),
 
-  /** A person confirms or rejects a label; the harness retro-validation reads these. */
+  /** A person confirms or rejects a label by its id; stored as a review (labelReview.submit is the general form). */
   reviewLabel: userProcedure.input(z.object({ labelId: bigintId, review: z.enum(LabelReview) })).mutation(async ({ ctx, input }) => {
-    const label = await ctx.db.rolloutLabel.findUnique({ where: { id: BigInt(input.labelId) }, select: { rollout: { select: { runId: true } } } });
+    const label = await ctx.db.rolloutLabel.findUnique({
+      where: { id: BigInt(input.labelId) },
+      select: { label: true, detectorId: true, rollout: { select: { id: true, runId: true, branchId: true } } },
+    });
     if (!label) throw new TRPCError({ code: "NOT_FOUND", message: "label not found" });
     await requireRunRole(ctx, label.rollout.runId, "approver", "label");
-    return ctx.db.rolloutLabel.update({
-      where: { id: BigInt(input.labelId) },
-      data: { review: input.review, reviewedById: ctx.userId, reviewedAt: new Date() },
-      select: { id: true, review: true, reviewedAt: true },
-    });
+    const user = await ctx.db.user.findUniqueOrThrow({ where: { id: ctx.userId }, select: { name: true, email: true } });
+    const harness = await reviewHarness(ctx.db, label.rollout.runId);
+    const review = await ctx.db.$transaction((tx) =>
+      recordReview(tx, {
+        rollout: label.rollout,
+        label: label.label,
+        detectorId: label.detectorId,
+        harnessVersionId: harness?.id ?? null,
+        flagged: true,
+        verdict: reviewVerdict(true, input.review === "confirmed"),
+        reviewer: { id: ctx.userId, name: user.name || user.email },
+        note: null,
+        sampling: null,
+        actor: `user:${ctx.userId}`,
+      }),
+    );
+    return { id: BigInt(input.labelId), review: input.review, reviewedAt: review.createdAt };
   }),
 } satisfies TRPCRouterRecord;

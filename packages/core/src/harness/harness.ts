@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Rollout } from "@evotrainer/contract";
 import type { RuleLimits } from "../cel/guards.ts";
 import { compileDetector, detectorSchema, type CompiledDetector, type Domain, type Label } from "./detector.ts";
+import { labelQualityRequirementSchema } from "../label-quality/label-quality-gate.ts";
 import { compileHealthRule, healthRuleSchema, type CompiledHealthRule } from "./health-rule.ts";
 import { rolloutBindings, type InputCaps, type RolloutContext } from "./rollout-variables.ts";
 
@@ -19,6 +20,9 @@ export const gatePolicySchema = z.strictObject({
   // The fewest degrees of freedom of the seed-noise estimate a round is judged on; with fewer the
   // verdict says there are not enough controls to judge and a person decides.
   minNoiseDf: z.number().int().min(1).default(2),
+  // Reviewed quality a label needs before a validity limit or a targeted metric acts on it alone;
+  // without it the branch goes to a person with the reason (docs/label-review.md).
+  labelQuality: labelQualityRequirementSchema.optional(),
 });
 export type GatePolicy = z.infer<typeof gatePolicySchema>;
 

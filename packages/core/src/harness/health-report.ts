@@ -1,4 +1,5 @@
 import type { Rollout } from "@evotrainer/contract";
+import { informativeness, type Informativeness } from "../label-quality/informativeness.ts";
 import type { Label } from "./detector.ts";
 import type { CompiledHarness } from "./harness.ts";
 import { metricBindings, type Layer } from "./health-rule.ts";
@@ -17,6 +18,8 @@ export interface Finding {
     counts: Record<string, number>;
     exampleUids: string[];
   };
+  /** For a label's census finding: its flag rate among failed vs successful rollouts, and whether that separates them. */
+  informativeness?: Informativeness;
 }
 
 export interface HealthReport {
@@ -84,16 +87,30 @@ export function healthReport(
     layers[definition.layer].push({ layer: definition.layer, level: definition.level, source: definition.id, title: definition.description, evidence });
   }
 
+  // The label census, most informative first: a label that fires as often on successes as on failures
+  // explains nothing about the failures, however often it fires.
+  const succeeded = new Set(rollouts.filter((r) => r.reward >= harness.definition.gate.successThreshold).map((r) => r.uid));
+  const census: Finding[] = [];
   for (const [label, count] of Object.entries(metrics.label_count)) {
     if (count === 0) continue;
-    layers.behaviour.push({
+    const flagged = new Set(labels.filter((l) => l.label === label).map((l) => l.rolloutUid));
+    const flaggedSucceeded = [...flagged].filter((uid) => succeeded.has(uid)).length;
+    const separation = informativeness({ flaggedFailed: flagged.size - flaggedSucceeded, failed: rollouts.length - succeeded.size, flaggedSucceeded, succeeded: succeeded.size });
+    census.push({
       layer: "behaviour",
       level: "INFO",
       source: `label:${label}`,
-      title: `${label} on ${count} of ${metrics.rollouts} rollouts`,
-      evidence: { metrics: { [`label_rate.${label}`]: metrics.label_rate[label]! }, counts: { [label]: count }, exampleUids: examples.label_rate[label] ?? [] },
+      title: `${label} on ${count} of ${metrics.rollouts} rollouts${separation.separates === "none" ? " (does not separate failure from success)" : ""}`,
+      evidence: {
+        metrics: { [`label_rate.${label}`]: metrics.label_rate[label]!, [`informativeness.${label}`]: separation.difference },
+        counts: { [label]: count },
+        exampleUids: examples.label_rate[label] ?? [],
+      },
+      informativeness: separation,
     });
   }
+  const strength = (f: Finding) => (f.informativeness!.separates === "none" ? 0 : 1) * 10 + Math.abs(f.informativeness!.difference);
+  layers.behaviour.push(...census.sort((a, b) => strength(b) - strength(a) || a.source.localeCompare(b.source)));
 
   const all = [...layers.score, ...layers.signal, ...layers.behaviour];
   const worst = all.some((f) => f.level === "CRIT") ? "CRIT" : all.some((f) => f.level === "WARN") ? "WARN" : "OK";

@@ -39,6 +39,8 @@ export type EventType =
   | "llm_call"
   | "proposer_fallback"
   | "llm_detectors"
+  // A person's review of one label on one rollout (or one imported from a truth file).
+  | "label_review"
   // The run's spend crossed 80% of its GPU budget; recorded once per run.
   | "budget_80";
 

@@ -36,3 +36,5 @@ export { importJob, importTarget, type ImportTarget, type ImportWhere } from "./
 export { importSummary, type ImportSummary } from "./import-summary.ts";
 export { branchLabelVerdicts, loadBranchFailureData, type BranchFailureData } from "./branch-failures.ts";
 export { registerDraftedHarness, type DraftedHarnessOutcome } from "./register-drafted-harness.ts";
+export { recordReview, toReviewRecord, type ReviewInput, type ReviewRecord } from "./label-reviews.ts";
+export { reviewedPrecisionCounts, reviewHarness, runLabelQuality, runLabelTrust, runReviewQueue, type ReviewedDetector, type ReviewQueueState } from "./label-quality-facts.ts";

@@ -90,7 +90,8 @@ class Budget {
 
 function healthLines(input: ProposerInput): string[] {
   const { report } = input;
-  const finding = (f: Finding) => JSON.stringify({ level: f.level, source: f.source, title: f.title, metrics: f.evidence.metrics, counts: f.evidence.counts });
+  const finding = (f: Finding) =>
+    JSON.stringify({ level: f.level, source: f.source, title: f.title, metrics: f.evidence.metrics, counts: f.evidence.counts, ...(f.informativeness ? { informativeness: f.informativeness } : {}) });
   return [
     `Harness v${report.harnessVersion}; worst level ${report.worst}.`,
     `Metrics: ${JSON.stringify(report.metrics)}`,

@@ -2,8 +2,11 @@
 
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
 import { fmtScore } from "../format";
+import { LabelChip } from "../labels/label-chip";
+import { useReviewKeys } from "../labels/use-review-keys";
 import { QueryState } from "../query-state";
 import { evidenceSummary } from "./evidence-summary";
 import { HighlightedText } from "./highlighted-text";
@@ -53,13 +56,114 @@ function Compare({ rolloutId, runId, branchId }: { rolloutId: string; runId: str
   );
 }
 
-export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: string; readOnly: boolean; onClose: () => void }) {
+type RolloutData = RouterOutputs["rollout"]["byId"];
+
+/**
+ * The rollout's labels with their quality, and for approvers the review: y / n confirm or reject the
+ * selected label (j / k move), with an optional note; a label the detectors missed can be added.
+ */
+function LabelReviews({ r, canReview }: { r: RolloutData; canReview: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const rollout = useQuery(trpc.rollout.byId.queryOptions({ rolloutId }));
-  const review = useMutation(
-    trpc.rollout.reviewLabel.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.rollout.byId.queryKey({ rolloutId }) }) }),
+  const rolloutId = String(r.id);
+  const [selected, setSelected] = useState(0);
+  const [note, setNote] = useState("");
+  const [missed, setMissed] = useState("");
+  const submit = useMutation(
+    trpc.labelReview.submit.mutationOptions({
+      onSuccess: () => {
+        setNote("");
+        setMissed("");
+        void queryClient.invalidateQueries({ queryKey: trpc.rollout.byId.queryKey({ rolloutId }) });
+        void queryClient.invalidateQueries({ queryKey: trpc.rollout.list.queryKey() });
+      },
+    }),
   );
+  const verdictOf = (label: string) => r.reviews.find((v) => v.label === label);
+  const review = (label: string, holds: boolean) => submit.mutate({ rolloutId, label, holds, ...(note.trim() ? { note } : {}) });
+  const current = r.labels[selected];
+  useReviewKeys(canReview && current !== undefined, {
+    y: () => current && review(current.label, true),
+    n: () => current && review(current.label, false),
+    j: () => setSelected((i) => Math.min(i + 1, r.labels.length - 1)),
+    k: () => setSelected((i) => Math.max(i - 1, 0)),
+  });
+  const missedReviews = r.reviews.filter((v) => v.verdict === "missed" || (!v.flagged && v.verdict === "rejected"));
+  return (
+    <>
+      <h4>Labels</h4>
+      {r.labels.length === 0 ? (
+        <p className="muted">No detector fired on this rollout.</p>
+      ) : (
+        <ul className="labels" data-testid="rollout-labels">
+          {r.labels.map((l, i) => {
+            const done = verdictOf(l.label);
+            return (
+              <li key={String(l.id)} className={canReview && i === selected ? "selected" : undefined} onClick={() => setSelected(i)}>
+                <LabelChip quality={l.quality} validity={l.detector.validity} /> {l.detector.key} v{l.detector.version}
+                {l.detector.validity ? " (validity)" : ""} <span className="muted evidence-summary">{evidenceSummary(l.evidence)}</span>
+                {done && (
+                  <span className="pill" data-testid="label-verdict" title={done.note ?? undefined}>
+                    {done.verdict} by {done.reviewer}
+                  </span>
+                )}
+                {canReview && (
+                  <>
+                    <button className="btn small" onClick={() => review(l.label, true)}>
+                      Confirm (y)
+                    </button>
+                    <button className="btn small" onClick={() => review(l.label, false)}>
+                      Reject (n)
+                    </button>
+                  </>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {missedReviews.length > 0 && (
+        <p data-testid="missed-labels">
+          Reviewed without a flag:{" "}
+          {missedReviews.map((v) => (
+            <span key={v.label} className="pill">
+              {v.label}: {v.verdict === "missed" ? "missed by the detectors" : "does not hold"} ({v.reviewer})
+            </span>
+          ))}
+        </p>
+      )}
+      {canReview && (
+        <div className="review-form">
+          <label>
+            Note (optional){" "}
+            <input value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} aria-label="Review note" />
+          </label>{" "}
+          {r.missable.length > 0 && (
+            <>
+              <select value={missed} onChange={(e) => setMissed(e.target.value)} aria-label="Missed label">
+                <option value="">label the detectors missed…</option>
+                {r.missable.map((label) => (
+                  <option key={label} value={label}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+              <button className="btn small" disabled={!missed} onClick={() => review(missed, true)}>
+                Add missed label
+              </button>
+            </>
+          )}
+          {submit.error && <p className="error">{submit.error.message}</p>}
+          <p className="muted">Keys: y confirm · n reject · j / k next / previous label.</p>
+        </div>
+      )}
+    </>
+  );
+}
+
+export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: string; readOnly: boolean; onClose: () => void }) {
+  const trpc = useTRPC();
+  const rollout = useQuery(trpc.rollout.byId.queryOptions({ rolloutId }));
   return (
     <aside className="detail" data-testid="rollout-detail">
       <button className="btn ghost close" onClick={onClose} aria-label="Close">
@@ -90,51 +194,37 @@ export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: str
                   ))}
                 </tbody>
               </table>
-              <h4>Labels</h4>
-              {r.labels.length === 0 ? (
-                <p className="muted">No detector fired on this rollout.</p>
-              ) : (
-                <ul className="labels" data-testid="rollout-labels">
-                  {r.labels.map((l) => (
-                    <li key={String(l.id)}>
-                      <span className={`pill${l.detector.validity ? " bad" : ""}`}>{l.label}</span> {l.detector.key} v{l.detector.version}
-                      {l.detector.validity ? " (validity)" : ""} <span className="muted evidence-summary">{evidenceSummary(l.evidence)}</span>
-                      {l.review && <span className="pill">{l.review}</span>}
-                      {canReview && (
-                        <>
-                          <button className="btn small" onClick={() => review.mutate({ labelId: String(l.id), review: "confirmed" })}>
-                            Confirm
-                          </button>
-                          <button className="btn small" onClick={() => review.mutate({ labelId: String(l.id), review: "rejected" })}>
-                            Reject
-                          </button>
-                        </>
-                      )}
-                    </li>
-                  ))}
-                </ul>
-              )}
-              <h4>Prompt</h4>
-              {r.prompt ? <HighlightedText text={r.prompt} labels={labels} /> : <p className="muted">Text not kept for this rollout.</p>}
-              <h4>{r.trajectory ? "Trajectory" : "Response"}</h4>
-              {r.trajectory ? (
-                <TrajectoryView trajectory={r.trajectory} labels={labels} />
-              ) : r.response ? (
-                <HighlightedText text={r.response} labels={labels} />
-              ) : (
-                <p className="muted">Text not kept for this rollout.</p>
-              )}
-              {r.testResults !== null && (
-                <>
-                  <h4>Tests</h4>
-                  <pre className="text-block">{JSON.stringify(r.testResults, null, 2)}</pre>
-                </>
-              )}
+              <LabelReviews r={r} canReview={canReview} />
+              <RolloutText r={r} labels={labels} />
               <Compare rolloutId={rolloutId} runId={r.runId} branchId={r.branchId} />
             </>
           );
         }}
       </QueryState>
     </aside>
+  );
+}
+
+/** Prompt, response or trajectory, and tests, with the labels' evidence highlighted. */
+export function RolloutText({ r, labels }: { r: Pick<RolloutData, "prompt" | "response" | "trajectory" | "testResults">; labels: { label: string; evidence: unknown }[] }) {
+  return (
+    <>
+      <h4>Prompt</h4>
+      {r.prompt ? <HighlightedText text={r.prompt} labels={labels} /> : <p className="muted">Text not kept for this rollout.</p>}
+      <h4>{r.trajectory ? "Trajectory" : "Response"}</h4>
+      {r.trajectory ? (
+        <TrajectoryView trajectory={r.trajectory} labels={labels} />
+      ) : r.response ? (
+        <HighlightedText text={r.response} labels={labels} />
+      ) : (
+        <p className="muted">Text not kept for this rollout.</p>
+      )}
+      {r.testResults !== null && (
+        <>
+          <h4>Tests</h4>
+          <pre className="text-block">{JSON.stringify(r.testResults, null, 2)}</pre>
+        </>
+      )}
+    </>
   );
 }

@@ -8,6 +8,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
 import { fmtScore } from "../format";
+import { LabelChip } from "../labels/label-chip";
 import { RolloutDetail } from "./rollout-detail";
 
 type Row = RouterOutputs["rollout"]["list"]["items"][number];
@@ -22,7 +23,11 @@ const columns = helper.columns([
   helper.accessor("sample", { header: "sample" }),
   helper.accessor((r) => fmtScore(r.reward), { id: "reward", header: "reward" }),
   helper.accessor("responseTokens", { header: "tokens" }),
-  helper.accessor((r) => r.labels.map((l) => l.label).join(", "), { id: "labels", header: "labels" }),
+  helper.accessor((r) => r.labels.map((l) => l.label).join(", "), {
+    id: "labels",
+    header: "labels",
+    cell: (info) => info.row.original.labels.map((l) => <LabelChip key={l.label} quality={l.quality} />),
+  }),
 ]);
 const EMPTY: Row[] = [];
 const ROW_HEIGHT = 32;

@@ -61,6 +61,13 @@ export function RunView({ runId, basePath, readOnly }: { runId: string; basePath
                 {readOnly && <span className="pill">read-only</span>}
               </header>
               {!readOnly && (r.role === "approver" || r.role === "admin") && <RunControlPanel runId={runId} status={r.status} budgetSeconds={total} />}
+              {!readOnly && (
+                <p>
+                  <a className="btn small" data-testid="review-queue-link" href={`${basePath}/review`}>
+                    Review labels →
+                  </a>
+                </p>
+              )}
             </>
           );
         }}

@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@evotrainer/api";
+import { QualityTable } from "~/components/labels/quality-table";
 import { QueryState } from "~/components/query-state";
 import { useTRPC } from "~/trpc/react";
 
@@ -77,6 +78,17 @@ export function HarnessVersions() {
                   })}
                 </tbody>
               </table>
+              {v.runId && (
+                <>
+                  <h4>
+                    Label quality from reviews in this run{" "}
+                    <a className="btn small" href={`/runs/${v.runId}/review`}>
+                      Review queue →
+                    </a>
+                  </h4>
+                  <QualityTable runId={v.runId} harnessVersionId={v.id} />
+                </>
+              )}
             </section>
           );
         });

@@ -1,0 +1,138 @@
+import { detectorQuality, gatePolicySchema, reviewQueue, type DetectorQuality, type FlagCounts, type LabelTrust, type ReviewFact, type ReviewQueueItem } from "@evotrainer/core";
+import type { Tx } from "./events.ts";
+
+/** A detector of the harness version whose quality is measured. */
+export interface ReviewedDetector {
+  id: string;
+  key: string;
+  label: string;
+  version: number;
+  validity: boolean;
+}
+
+/** The harness version a run's reviews measure (the run's current one unless named) and its detectors. */
+export async function reviewHarness(db: Tx, runId: string, harnessVersionId?: string) {
+  const run = await db.run.findUniqueOrThrow({ where: { id: runId }, select: { harnessVersionId: true } });
+  const id = harnessVersionId ?? run.harnessVersionId;
+  if (!id) return null;
+  const hv = await db.harnessVersion.findUnique({
+    where: { id },
+    select: { id: true, version: true, runId: true, gatePolicy: true, detectors: { select: { detector: { select: { id: true, key: true, label: true, version: true, validity: true } } } } },
+  });
+  if (!hv || (hv.runId !== null && hv.runId !== runId)) return null;
+  const detectors: ReviewedDetector[] = hv.detectors.map((d) => d.detector).sort((a, b) => a.label.localeCompare(b.label));
+  return { id: hv.id, version: hv.version, successThreshold: gatePolicySchema.parse(hv.gatePolicy ?? {}).successThreshold, detectors };
+}
+
+// The rollouts a detector ran on: every step it has a LabelStat row for (zero counts included), outside the sealed split.
+const RAN_ON = `FROM "LabelStat" s
+  JOIN "Branch" b ON b.id = s."branchId" AND b."runId" = $1
+  JOIN "Rollout" r ON r."branchId" = s."branchId" AND r.split = s.split AND r.step = s.step
+  LEFT JOIN "RolloutLabel" l ON l."rolloutId" = r.id AND l."detectorId" = s."detectorId"
+  WHERE s."detectorId" = ANY($2) AND s.split <> 'sealed'`;
+
+/** Per detector: its flags among failed and successful rollouts (reward under / at least the threshold). */
+async function outcomesOf(db: Tx, runId: string, detectorIds: string[], successThreshold: number): Promise<Map<string, FlagCounts>> {
+  const rows = await db.$queryRawUnsafe<{ detectorId: string; succeeded: boolean; n: number; flagged: number }[]>(
+    `SELECT s."detectorId", (r.reward >= $3) AS succeeded, count(*)::int AS n, count(l.id)::int AS flagged ${RAN_ON} GROUP BY 1, 2`,
+    runId,
+    detectorIds,
+    successThreshold,
+  );
+  const counts = new Map(detectorIds.map((id) => [id, { flaggedFailed: 0, failed: 0, flaggedSucceeded: 0, succeeded: 0 }]));
+  for (const r of rows) {
+    const c = counts.get(r.detectorId)!;
+    if (r.succeeded) Object.assign(c, { flaggedSucceeded: r.flagged, succeeded: r.n });
+    else Object.assign(c, { flaggedFailed: r.flagged, failed: r.n });
+  }
+  return counts;
+}
+
+/** The run's reviews of the detectors, as the quality summary reads them. */
+async function reviewFactsOf(db: Tx, runId: string, detectorIds: string[]): Promise<Map<string, ReviewFact[]>> {
+  const rows = await db.review.findMany({ where: { runId, detectorId: { in: detectorIds } }, select: { detectorId: true, flagged: true, verdict: true, weight: true } });
+  const facts = new Map<string, ReviewFact[]>(detectorIds.map((id) => [id, []]));
+  for (const r of rows) facts.get(r.detectorId!)!.push({ flagged: r.flagged, verdict: r.verdict, weight: r.weight });
+  return facts;
+}
+
+/** Quality of each detector of the harness version, from the run's reviews and rollouts. */
+export async function runLabelQuality(db: Tx, runId: string, harnessVersionId?: string): Promise<{ harness: { id: string; version: number } | null; detectors: (DetectorQuality & { detector: ReviewedDetector })[] }> {
+  const harness = await reviewHarness(db, runId, harnessVersionId);
+  if (!harness) return { harness: null, detectors: [] };
+  const ids = harness.detectors.map((d) => d.id);
+  const [outcomes, reviews] = await Promise.all([outcomesOf(db, runId, ids, harness.successThreshold), reviewFactsOf(db, runId, ids)]);
+  return {
+    harness: { id: harness.id, version: harness.version },
+    detectors: harness.detectors.map((d) => {
+      const o = outcomes.get(d.id)!;
+      const flagged = o.flaggedFailed + o.flaggedSucceeded;
+      const quality = detectorQuality({ detectorId: d.id, label: d.label, flagged, unflagged: o.failed + o.succeeded - flagged, reviews: reviews.get(d.id)!, outcomes: o });
+      return { ...quality, detector: d };
+    }),
+  };
+}
+
+/** Per detector, flagged reviews and confirmed among them in the run: what a label chip shows. */
+export async function reviewedPrecisionCounts(db: Tx, runId: string): Promise<Map<string, { reviewed: number; confirmed: number }>> {
+  const rows = await db.review.groupBy({ by: ["detectorId", "verdict"], where: { runId, flagged: true, detectorId: { not: null } }, _count: { _all: true } });
+  const counts = new Map<string, { reviewed: number; confirmed: number }>();
+  for (const r of rows) {
+    const c = counts.get(r.detectorId!) ?? counts.set(r.detectorId!, { reviewed: 0, confirmed: 0 }).get(r.detectorId!)!;
+    c.reviewed += r._count._all;
+    if (r.verdict !== "rejected") c.confirmed += r._count._all;
+  }
+  return counts;
+}
+
+export interface ReviewQueueState {
+  harness: { id: string; version: number };
+  items: (ReviewQueueItem & { reviewed: boolean })[];
+  /** Per detector and stratum: "tool_error: 23 of 30 reviewed". */
+  progress: { detectorId: string; label: string; stratum: "flagged" | "unflagged"; reviewed: number; planned: number }[];
+}
+
+/**
+ * The run's review queue for a harness version: core's stratified sample over the rollouts each
+ * detector ran on, seeded by the run and version so it is the same queue on every visit, with which
+ * questions already have a review.
+ */
+export async function runReviewQueue(db: Tx, runId: string, sizes: { flagged: number; unflagged: number }, harnessVersionId?: string): Promise<ReviewQueueState | null> {
+  const harness = await reviewHarness(db, runId, harnessVersionId);
+  if (!harness) return null;
+  const ids = harness.detectors.map((d) => d.id);
+  const rows = await db.$queryRawUnsafe<{ detectorId: string; rolloutId: bigint; flagged: boolean }[]>(`SELECT s."detectorId", r.id AS "rolloutId", (l.id IS NOT NULL) AS flagged ${RAN_ON}`, runId, ids);
+  const sets = new Map(ids.map((id) => [id, { population: [] as string[], flagged: [] as string[] }]));
+  for (const r of rows) {
+    const s = sets.get(r.detectorId)!;
+    s.population.push(String(r.rolloutId));
+    if (r.flagged) s.flagged.push(String(r.rolloutId));
+  }
+  const queue = reviewQueue({
+    detectors: harness.detectors.map((d) => ({ detectorId: d.id, label: d.label, ...sets.get(d.id)! })),
+    seed: `${runId}/${harness.id}`,
+    flaggedPerDetector: sizes.flagged,
+    unflaggedPerDetector: sizes.unflagged,
+  });
+  const done = await db.review.findMany({ where: { runId, rolloutId: { in: [...new Set(queue.map((q) => BigInt(q.rolloutId)))] } }, select: { rolloutId: true, label: true } });
+  const reviewed = new Set(done.map((r) => `${r.rolloutId}/${r.label}`));
+  const items = queue.map((q) => ({ ...q, reviewed: reviewed.has(`${q.rolloutId}/${q.label}`) }));
+  const progress = harness.detectors.flatMap((d) =>
+    (["flagged", "unflagged"] as const).map((stratum) => {
+      const of = items.filter((i) => i.detectorId === d.id && i.stratum === stratum);
+      return { detectorId: d.id, label: d.label, stratum, reviewed: of.filter((i) => i.reviewed).length, planned: of.length };
+    }),
+  );
+  return { harness: { id: harness.id, version: harness.version }, items, progress };
+}
+
+/** Reviewed precision per label of the run's harness version: what `gate.labelQuality` is checked against. */
+export async function runLabelTrust(db: Tx, runId: string): Promise<Map<string, LabelTrust>> {
+  const [harness, counts] = await Promise.all([reviewHarness(db, runId), reviewedPrecisionCounts(db, runId)]);
+  return new Map(
+    (harness?.detectors ?? []).map((d) => {
+      const c = counts.get(d.id) ?? { reviewed: 0, confirmed: 0 };
+      return [d.label, { reviewed: c.reviewed, precision: c.reviewed > 0 ? c.confirmed / c.reviewed : null }];
+    }),
+  );
+}
