@@ -6,6 +6,7 @@ import { runConfigSchema } from "@evotrainer/core";
 import { readRunConfig } from "../../apps/cli/src/config-files.ts";
 import { SEED_PASSWORD } from "../support/dashboard-seed.ts";
 import { signIn } from "./sign-in.ts";
+import { CLI } from "../support/cli.ts";
 
 // `evotrainer calibrate --run` measures the gate on the gym; a viewer of the run reads the result on its page.
 const shots = "test-results/screenshots";
@@ -30,7 +31,7 @@ test("the run page shows how to calibrate the gate, then the measured false-prom
 
   const calibrated = spawnSync(
     process.execPath,
-    ["--import", "tsx", "apps/cli/src/main.ts", "calibrate", "examples/gym-math.yaml", "--trials", "4", "--steps", "8", "--tasks-per-step", "8", "--run", runId, "--json"],
+    [CLI, "calibrate", "examples/gym-math.yaml", "--trials", "4", "--steps", "8", "--tasks-per-step", "8", "--run", runId, "--json"],
     { env: process.env, encoding: "utf8" },
   );
   expect(calibrated.status, calibrated.stderr).toBe(0);
