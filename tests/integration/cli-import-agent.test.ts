@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDatabase } from "@evotrainer/db";
 import { runCli } from "../support/cli.ts";
@@ -38,6 +39,43 @@ describe("evotrainer import of agent trajectories", () => {
     expect(again).toMatchObject({ runId, branchId, created: false, rollouts: { added: 0, quarantined: 0 } });
     expect(await db.rollout.count({ where: { branchId } })).toBe(150);
   }, 180_000);
+
+  it("names each trajectory by its task and content: inserting, reordering, concatenating and rewriting files never imports one twice", async () => {
+    const [a, b, c, d] = gunzipSync(readFileSync(join(REAL, "mini-swe-agent-gemini-3-pro-dev150.jsonl.gz"))).toString("utf8").split("\n").slice(0, 4) as [string, string, string, string];
+    const trajs = join(dir, "uids");
+    mkdirSync(trajs);
+    const layout = (files: Record<string, string[]>) => {
+      rmSync(trajs, { recursive: true, force: true });
+      mkdirSync(trajs);
+      for (const [name, lines] of Object.entries(files)) writeFileSync(join(trajs, name), `${lines.join("\n")}\n`);
+    };
+    layout({ "run.jsonl": [a, b, c] });
+    const first = await importJson("mini-swe-agent", trajs);
+    expect(first.rollouts).toMatchObject({ added: 3, alreadyPresent: 0 });
+    const branchId = first.branchId as string;
+    const uids = async () => (await db.rollout.findMany({ where: { branchId }, select: { uid: true } })).map((r) => r.uid).sort();
+    const before = await uids();
+
+    // One more trajectory at the top moves every line down: only that one is new.
+    layout({ "run.jsonl": [d, a, b, c] });
+    expect((await importJson("mini-swe-agent", trajs)).rollouts).toMatchObject({ added: 1, alreadyPresent: 3 });
+    const all = await uids();
+    expect(all).toEqual(expect.arrayContaining(before));
+    expect(all).toHaveLength(4);
+
+    layout({ "run.jsonl": [c, a, d, b] });
+    expect((await importJson("mini-swe-agent", trajs)).rollouts).toMatchObject({ added: 0, alreadyPresent: 4 });
+    layout({ "first.jsonl": [a, b], "second.jsonl": [c, d] });
+    expect((await importJson("mini-swe-agent", trajs)).rollouts).toMatchObject({ added: 0, alreadyPresent: 4 });
+    layout({ "both.jsonl": [a, b, c, d] });
+    expect((await importJson("mini-swe-agent", trajs)).rollouts).toMatchObject({ added: 0, alreadyPresent: 4 });
+    // Rewritten by another tool: the keys of each trajectory in another order.
+    const rewrite = (line: string) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(line) as object).reverse()));
+    layout({ "rewritten.jsonl": [d, c, b, a].map(rewrite) });
+    expect((await importJson("mini-swe-agent", trajs)).rollouts).toMatchObject({ added: 0, alreadyPresent: 4 });
+    expect(await uids()).toEqual(all);
+    expect(all.every((uid) => /^[\w.-]+__[\w.-]+@[0-9a-f]{16}$/.test(uid))).toBe(true);
+  }, 300_000);
 
   it("imports real SWE-agent .traj files from a directory, joins a report, and quarantines a file of unknown shape at its line", async () => {
     const trajs = join(dir, "swe-agent");
