@@ -45,7 +45,7 @@ function workerListening(env: NodeJS.ProcessEnv): Promise<number> {
   });
 }
 
-const build = spawnSync("npm", ["run", "build", "-w", "@evotrainer/cli", "-w", "@evotrainer/worker"], { cwd: root, stdio: "inherit" });
+const build = spawnSync(process.execPath, ["scripts/build-programs.mjs"], { cwd: root, stdio: "inherit" });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const database = await createTestDatabase();
