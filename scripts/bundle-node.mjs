@@ -8,7 +8,7 @@
 // of the CLI is a chunk loaded on demand, so `--version` loads a few kilobytes. Files read beside a
 // source file (`new URL("./x.py", import.meta.url)`) are read from the checkout, where they live.
 import { build } from "esbuild";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -44,7 +44,10 @@ const optionalNative = {
 
 /** Builds `app` (a folder with src/main.ts) into app/dist: an entry, the label thread, and a chunk per command. */
 export async function bundle(app) {
-  rmSync(join(app, "dist"), { recursive: true, force: true });
+  // Built beside, then swapped in: a program running from dist, or a second build at the same time
+  // (two test runs), never meets a half-written one.
+  const dist = join(app, "dist");
+  const fresh = `${dist}.${process.pid}`;
   await build({
     bundle: true,
     platform: "node",
@@ -54,7 +57,7 @@ export async function bundle(app) {
     sourcesContent: false,
     logLevel: "warning",
     entryPoints: { main: join(app, "src/main.ts"), "label-thread": labelThread },
-    outdir: join(app, "dist"),
+    outdir: fresh,
     splitting: true,
     // Beside the entries: a chunk finds the label thread as its sibling.
     chunkNames: "[name]-[hash]",
@@ -72,7 +75,14 @@ export async function bundle(app) {
     },
     define: { EVO_BUNDLE_URL: "__evoBundleUrl" },
     plugins: [sourceUrls, optionalNative],
+  }).catch((error) => {
+    rmSync(fresh, { recursive: true, force: true });
+    throw error;
   });
+  const old = `${dist}.old.${process.pid}`;
+  if (existsSync(dist)) renameSync(dist, old);
+  renameSync(fresh, dist);
+  rmSync(old, { recursive: true, force: true });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
