@@ -44,7 +44,7 @@ const optionalNative = {
 
 /** Builds `app` (a folder with src/main.ts) into app/dist: an entry, the label thread, and a chunk per command. */
 export async function bundle(app) {
-  // Built beside, then swapped in: a program running from dist, or a second build at the same time
+  // Built beside, then swapped in: a program starting from dist, or a second build at the same time
   // (two test runs), never meets a half-written one.
   const dist = join(app, "dist");
   const fresh = `${dist}.${process.pid}`;
@@ -81,7 +81,13 @@ export async function bundle(app) {
   });
   const old = `${dist}.old.${process.pid}`;
   if (existsSync(dist)) renameSync(dist, old);
-  renameSync(fresh, dist);
+  try {
+    renameSync(fresh, dist);
+  } catch (error) {
+    // Another build of the same sources swapped its own in meanwhile: keep that one.
+    if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error;
+    rmSync(fresh, { recursive: true, force: true });
+  }
   rmSync(old, { recursive: true, force: true });
 }
 
