@@ -11,5 +11,11 @@ if (!existsSync("node_modules/.bin/tsx")) {
     process.exit(install.status ?? 1);
   }
 }
-const cli = spawnSync("node_modules/.bin/tsx", ["apps/cli/src/main.ts", "quickstart", ...process.argv.slice(2)], { stdio: "inherit" });
+// The CLI and the worker as built JavaScript, rebuilt where a source changed since their last build.
+const build = spawnSync(process.execPath, ["scripts/build-programs.mjs"], { stdio: "inherit" });
+if (build.status !== 0) {
+  console.error("quickstart: building the CLI and the worker failed; see the errors above.");
+  process.exit(build.status ?? 1);
+}
+const cli = spawnSync(process.execPath, ["apps/cli/bin/evotrainer.js", "quickstart", ...process.argv.slice(2)], { stdio: "inherit" });
 process.exit(cli.status ?? 1);

@@ -1,11 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { createDatabase } from "@evotrainer/db";
-import { runCli } from "../support/cli.ts";
+import { CLI, runCli } from "../support/cli.ts";
 import { seedDashboard } from "../support/dashboard-seed.ts";
 import { signIn } from "./sign-in.ts";
 
@@ -43,7 +42,7 @@ test("a key made in the dashboard logs the CLI in; report, status, decide and im
   // From another working directory, with no DATABASE_URL or REDIS_URL at all: a decision over HTTP.
   const elsewhere = mkdtempSync(join(tmpdir(), "evo-laptop-cwd-"));
   const { DATABASE_URL: _db, REDIS_URL: _redis, ...bare } = process.env;
-  const decided = spawnSync(process.execPath, ["--import", pathToFileURL(resolve("node_modules/tsx/dist/loader.mjs")).href, resolve("apps/cli/src/main.ts"), "decide", seed.branches.v1.id, "approve"], {
+  const decided = spawnSync(process.execPath, [CLI, "decide", seed.branches.v1.id, "approve"], {
     cwd: elsewhere,
     env: { ...bare, XDG_CONFIG_HOME: laptop.XDG_CONFIG_HOME, EVO_API_KEY: "" },
     encoding: "utf8",

@@ -9,6 +9,7 @@ import { runConfigSchema } from "@evotrainer/core";
 import { readRunConfig } from "../../apps/cli/src/config-files.ts";
 import { SEED_PASSWORD } from "../support/dashboard-seed.ts";
 import { signIn } from "./sign-in.ts";
+import { CLI } from "../support/cli.ts";
 
 // `evotrainer calibrate --run` measures the gate on the gym; a viewer of the run reads the result on its page.
 const shots = "test-results/screenshots";
@@ -37,7 +38,7 @@ test("the run page says its config is not calibrated and how to calibrate it, th
 
   const calibrated = spawnSync(
     process.execPath,
-    ["--import", "tsx", "apps/cli/src/main.ts", "calibrate", file, "--runs", "2", "--power-runs", "1", "--run", runId, "--json"],
+    [CLI, "calibrate", file, "--runs", "2", "--power-runs", "1", "--run", runId, "--json"],
     { env: process.env, encoding: "utf8" },
   );
   expect(calibrated.status, calibrated.stderr).toBe(0);

@@ -9,6 +9,7 @@ import { createDatabase } from "@evotrainer/db";
 import { SEED_PASSWORD } from "../support/dashboard-seed.ts";
 import { writeVerlRunDir } from "../support/verl-run-dir.ts";
 import { signIn } from "./sign-in.ts";
+import { CLI } from "../support/cli.ts";
 
 // A verl run a team already has, imported with the real CLI as a run of its own, charts like a branch
 // the loop trained.
@@ -24,7 +25,7 @@ test("an imported verl branch shows its training-reward and dead-group charts", 
   const configFile = join(scratch, "run.yaml");
   const config = { ...(parse(readFileSync("examples/gym-math.yaml", "utf8")) as object), name: `imported-verl-${Date.now()}`, adapter: "verl" };
   writeFileSync(configFile, stringify(config));
-  const imported = spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "import", "verl", dir, "--config", configFile, "--json"], {
+  const imported = spawnSync(process.execPath, [CLI, "import", "verl", dir, "--config", configFile, "--json"], {
     env: process.env,
     encoding: "utf8",
   });

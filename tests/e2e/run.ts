@@ -4,6 +4,9 @@ import { createTestDatabase } from "@evotrainer/db/testing";
 import { deleteKeys, nameTestRun, testPrefix } from "../support/redis-prefix.ts";
 import { DEFAULT_REDIS_URL } from "@evotrainer/queue";
 
+// The specs spawn the built CLI; the quickstart would build it too, but only once Playwright started it.
+const build = spawnSync(process.execPath, ["scripts/build-programs.mjs"], { stdio: "inherit" });
+if (build.status !== 0) process.exit(build.status ?? 1);
 const database = await createTestDatabase();
 const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
 nameTestRun();

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { expect, test, type Browser } from "@playwright/test";
 import { createLocalUser, ensureLocalAdmin } from "@evotrainer/api";
 import { createDatabase, type Database } from "@evotrainer/db";
+import { CLI } from "../support/cli.ts";
 
 const port = Number(process.env.EVO_E2E_PORT ?? 3100);
 const base = `http://127.0.0.1:${port}`;
@@ -17,7 +18,7 @@ let db: Database;
 
 /** `evotrainer orgs create` as the installation's local admin; returns the first admin's invitation token. */
 function createOrganization(name: string, adminEmail: string): string {
-  const run = spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "orgs", "create", name, "--admin", adminEmail], { env: process.env, encoding: "utf8" });
+  const run = spawnSync(process.execPath, [CLI, "orgs", "create", name, "--admin", adminEmail], { env: process.env, encoding: "utf8" });
   expect(run.status, run.stderr).toBe(0);
   const token = /\/invite\/(evi_[A-Za-z0-9_-]+)/.exec(run.stdout)?.[1];
   expect(token, run.stdout).toBeDefined();

@@ -8,6 +8,7 @@ import { runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
+import { WORKER } from "../support/cli.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { until } from "../support/until.ts";
 
@@ -46,7 +47,7 @@ function startWorker(prefix: string, failpoint?: { spec: string; file: string })
   // Each incarnation's output in a file of its own, for when a comparison fails.
   mkdirSync(join(scratch, "logs"), { recursive: true });
   const log = openSync(join(scratch, "logs", `worker-${++started}.log`), "w");
-  return spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
+  return spawn(process.execPath, [WORKER], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

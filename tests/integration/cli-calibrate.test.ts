@@ -6,13 +6,14 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { contentHash, runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun, gateCalibrationForRun } from "@evotrainer/db";
 import { readRunConfig } from "../../apps/cli/src/config-files.ts";
+import { CLI } from "../support/cli.ts";
 
 const databaseUrl = inject("databaseUrl");
 const db = createDatabase(databaseUrl);
 const dir = mkdtempSync(join(tmpdir(), "evo-cli-calibrate-"));
 
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
+  spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
 
 describe("evotrainer calibrate", () => {
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDatabase } from "@evotrainer/db";
 import { runCli } from "../support/cli.ts";
@@ -38,6 +39,77 @@ describe("evotrainer import of agent trajectories", () => {
     expect(again).toMatchObject({ runId, branchId, created: false, rollouts: { added: 0, quarantined: 0 } });
     expect(await db.rollout.count({ where: { branchId } })).toBe(150);
   }, 180_000);
+
+  it("names each trajectory by its task and content: inserting, reordering, concatenating and rewriting files never imports one twice", async () => {
+    const [a, b, c, d] = gunzipSync(readFileSync(join(REAL, "mini-swe-agent-gemini-3-pro-dev150.jsonl.gz"))).toString("utf8").split("\n").slice(0, 4) as [string, string, string, string];
+    const trajs = join(dir, "uids");
+    mkdirSync(trajs);
+    const layout = (files: Record<string, string[]>) => {
+      rmSync(trajs, { recursive: true, force: true });
+      mkdirSync(trajs);
+      for (const [name, lines] of Object.entries(files)) writeFileSync(join(trajs, name), `${lines.join("\n")}\n`);
+    };
+    layout({ "run.jsonl": [a, b, c] });
+    const first = await importJson("mini-swe-agent", trajs);
+    expect(first.rollouts).toMatchObject({ added: 3, alreadyPresent: 0 });
+    const branchId = first.branchId as string;
+    const uids = async () => (await db.rollout.findMany({ where: { branchId }, select: { uid: true } })).map((r) => r.uid).sort();
+    const before = await uids();
+
+    // One more trajectory at the top moves every line down: only that one is new.
+    layout({ "run.jsonl": [d, a, b, c] });
+    expect((await importJson("mini-swe-agent", trajs)).rollouts).toMatchObject({ added: 1, alreadyPresent: 3 });
+    const all = await uids();
+    expect(all).toEqual(expect.arrayContaining(before));
+    expect(all).toHaveLength(4);
+
+    layout({ "run.jsonl": [c, a, d, b] });
+    expect((await importJson("mini-swe-agent", trajs)).rollouts).toMatchObject({ added: 0, alreadyPresent: 4 });
+    layout({ "first.jsonl": [a, b], "second.jsonl": [c, d] });
+    expect((await importJson("mini-swe-agent", trajs)).rollouts).toMatchObject({ added: 0, alreadyPresent: 4 });
+    layout({ "both.jsonl": [a, b, c, d] });
+    expect((await importJson("mini-swe-agent", trajs)).rollouts).toMatchObject({ added: 0, alreadyPresent: 4 });
+    // Rewritten by another tool: the keys of each trajectory in another order.
+    const rewrite = (line: string) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(line) as object).reverse()));
+    layout({ "rewritten.jsonl": [d, c, b, a].map(rewrite) });
+    expect((await importJson("mini-swe-agent", trajs)).rollouts).toMatchObject({ added: 0, alreadyPresent: 4 });
+    expect(await uids()).toEqual(all);
+    expect(all.every((uid) => /^[\w.-]+__[\w.-]+@[0-9a-f]{16}$/.test(uid))).toBe(true);
+  }, 300_000);
+
+  it("joins the results of a run as mini-swe-agent and SWE-bench publish it, with no flags or with --report <directory>", async () => {
+    const bundled = gunzipSync(readFileSync(join(REAL, "mini-swe-agent-gemini-3-pro-dev150.jsonl.gz"))).toString("utf8").split("\n").slice(0, 3)
+      .map((line) => JSON.parse(line) as { instance_id: string; traj: unknown; report: { resolved: boolean } });
+    const resolved = bundled.filter((b) => b.report.resolved).length;
+    // mini-swe-agent's output directory: trajs/<id>/<id>.traj.json beside logs/<id>/report.json.
+    const published = join(dir, "published");
+    for (const { instance_id: id, traj, report } of bundled) {
+      mkdirSync(join(published, "trajs", id), { recursive: true });
+      mkdirSync(join(published, "logs", id), { recursive: true });
+      writeFileSync(join(published, "trajs", id, `${id}.traj.json`), JSON.stringify(traj));
+      writeFileSync(join(published, "logs", id, "report.json"), JSON.stringify({ [id]: report }));
+    }
+    const joined = await importJson("mini-swe-agent", published);
+    expect(joined).toMatchObject({ files: 3, rollouts: { added: 3, quarantined: 0, resolved, withResult: 3 } });
+    expect(await db.rollout.count({ where: { branchId: joined.branchId, reward: 1 } })).toBe(resolved);
+
+    // SWE-bench's evaluation logs elsewhere: logs/run_evaluation/<run>/<model>/<id>/report.json.
+    const evaluation = join(dir, "evaluation");
+    for (const { instance_id: id, report } of bundled) {
+      mkdirSync(join(evaluation, "logs/run_evaluation/run-1/gemini-3-pro", id), { recursive: true });
+      writeFileSync(join(evaluation, "logs/run_evaluation/run-1/gemini-3-pro", id, "report.json"), JSON.stringify({ [id]: { ...report, resolved: true } }));
+    }
+    const fromDirectory = await importJson("mini-swe-agent", join(published, "trajs"), "--report", evaluation);
+    expect(fromDirectory.rollouts).toMatchObject({ added: 3, resolved: 3, withResult: 3 });
+  }, 300_000);
+
+  it("import --help lists every format with the layouts it reads", async () => {
+    const help = await runCli(["import", "--help"], { DATABASE_URL: databaseUrl });
+    expect(help.code).toBe(0);
+    for (const text of ["verl", "trl", "mini-swe-agent", "swe-agent", "openai-chat", "trajs/<id>/<id>.traj.json", "logs/run_evaluation/<run>/<model>/<id>/report.json", "--report <file or directory>"]) {
+      expect(help.stdout).toContain(text);
+    }
+  }, 120_000);
 
   it("imports real SWE-agent .traj files from a directory, joins a report, and quarantines a file of unknown shape at its line", async () => {
     const trajs = join(dir, "swe-agent");

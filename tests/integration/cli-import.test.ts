@@ -8,13 +8,14 @@ import { runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun } from "@evotrainer/db";
 import { writeTrlRunDir } from "../support/trl-run-dir.ts";
 import { writeVerlRunDir } from "../support/verl-run-dir.ts";
+import { CLI } from "../support/cli.ts";
 
 const databaseUrl = inject("databaseUrl");
 const db = createDatabase(databaseUrl);
 const dir = mkdtempSync(join(tmpdir(), "evo-cli-import-"));
 
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
+  spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
 
 /** `evotrainer import … --json`, which must succeed; its JSON report. */
 const importJson = (...args: string[]) => {

@@ -6,13 +6,14 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun } from "@evotrainer/db";
+import { CLI } from "../support/cli.ts";
 
 const databaseUrl = inject("databaseUrl");
 const db = createDatabase(databaseUrl);
 const dir = mkdtempSync(join(tmpdir(), "evo-cli-ingest-"));
 
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
+  spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
 
 describe("evotrainer ingest", () => {
   afterAll(async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { recordDecision } from "@evotrainer/db";
 import { apiHarness } from "../support/api-harness.ts";
 import { seedDashboard } from "../support/dashboard-seed.ts";
+import { CLI } from "../support/cli.ts";
 
 // A database of its own: the seeded runs' branches are decided here, and other files count rows.
 const redisUrl = inject("redisUrl");
@@ -16,7 +17,7 @@ const api = (userId: string) => harness.callerAs({ userId });
 
 /** The real CLI, as the owner of `apiKey`. */
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", ...args], {
+  spawnSync(process.execPath, [CLI, ...args], {
     env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_API_KEY: apiKey },
     encoding: "utf8",
   });
@@ -71,7 +72,7 @@ describe("decisions are recorded by one writer, whoever decides", () => {
 
   it("holds a viewer's CLI decision to the viewer's role", async () => {
     const viewerKey = (await api(seed.users.viewer.id).apiKey.create({ name: "viewer-cli" })).key;
-    const refused = spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "decide", seed.branches.v2.id, "approve"], {
+    const refused = spawnSync(process.execPath, [CLI, "decide", seed.branches.v2.id, "approve"], {
       env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_API_KEY: viewerKey },
       encoding: "utf8",
     });

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import type { TestProject } from "vitest/node";
 import { DEFAULT_REDIS_URL } from "@evotrainer/queue";
 import { createTestDatabase } from "@evotrainer/db/testing";
@@ -12,9 +13,11 @@ declare module "vitest" {
 
 /**
  * One fresh, migrated database for the whole integration run, dropped at the end. Teardown also
- * fails the run if any test file left Redis keys behind.
+ * fails the run if any test file left Redis keys behind. The CLI and the worker the tests spawn are
+ * built first where a source changed since their last build.
  */
 export default async function setup(project: TestProject) {
+  execFileSync(process.execPath, ["scripts/build-programs.mjs"], { stdio: "inherit" });
   const prefixRoot = nameTestRun();
   const database = await createTestDatabase();
   const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;

@@ -15,6 +15,7 @@ import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { stopRunAndSettle } from "../support/stop-run.ts";
 import { until } from "../support/until.ts";
+import { CLI } from "../support/cli.ts";
 
 // A database of its own, as every file that starts a worker has: see worker-isolation.test.ts.
 const database = await createTestDatabase(inject("databaseUrl"));
@@ -68,7 +69,7 @@ describe("a human-gated run waits for a person, and a veto steers the next propo
       const event = await db.event.findFirstOrThrow({ where: { branchId: waiting.id, type: "awaiting_decision" } });
       expect(event.payload).toMatchObject({ reasons: expect.arrayContaining(["the run is human-gated"]) });
 
-      const cli = spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "decide", waiting.id, "veto", "--note", `do not change ${factor} again: it hides the failure instead of fixing it`], {
+      const cli = spawnSync(process.execPath, [CLI, "decide", waiting.id, "veto", "--note", `do not change ${factor} again: it hides the failure instead of fixing it`], {
         env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_API_KEY: key },
         encoding: "utf8",
       });

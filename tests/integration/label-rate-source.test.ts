@@ -11,6 +11,7 @@ import { createProducerConnection, Producer } from "@evotrainer/queue";
 import { readRunConfig } from "../../apps/cli/src/config-files.ts";
 import { gateSide } from "../../apps/worker/src/loop/gate-side.ts";
 import { testPrefix } from "../support/redis-prefix.ts";
+import { CLI } from "../support/cli.ts";
 
 const databaseUrl = inject("databaseUrl");
 const db = createDatabase(databaseUrl);
@@ -34,7 +35,7 @@ describe("one source for a branch's label rates", () => {
     const trained = trainGymBranch({ config, runId, branchId: baseBranchId, version: 0, recipe: config.recipe, adapter: { tasksPerStep: 8, miniBatches: 2 } });
     const file = join(dir, "train.jsonl");
     writeFileSync(file, trained.train.map((r) => JSON.stringify(r)).join("\n") + "\n");
-    const ingested = spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "ingest", file, "--branch", baseBranchId], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
+    const ingested = spawnSync(process.execPath, [CLI, "ingest", file, "--branch", baseBranchId], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
     expect(ingested.status, ingested.stderr).toBe(0);
 
     // The rates differ between the window's steps, so a reader with another window reads other numbers.

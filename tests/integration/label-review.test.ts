@@ -8,6 +8,7 @@ import { TRPCError } from "@trpc/server";
 import { createLocalUser, LOCAL_ADMIN_EMAIL } from "@evotrainer/api";
 import { apiHarness } from "../support/api-harness.ts";
 import { seedDashboard, SEED_PASSWORD } from "../support/dashboard-seed.ts";
+import { CLI } from "../support/cli.ts";
 
 // A database of its own: the CLI acts as this database's local admin.
 const redisUrl = inject("redisUrl");
@@ -17,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), "evo-label-review-"));
 // Without EVO_SERVER and EVO_API_KEY, and with a config folder of its own (no saved login), the CLI acts locally as the local admin.
 const { EVO_SERVER: _server, EVO_API_KEY: _key, ...inherited } = process.env;
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", ...args], {
+  spawnSync(process.execPath, [CLI, ...args], {
     env: { ...inherited, DATABASE_URL: harness.database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: harness.prefix, XDG_CONFIG_HOME: dir },
     encoding: "utf8",
   });

@@ -6,6 +6,7 @@ import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { verifyPassword } from "@evotrainer/api";
 import { apiHarness } from "../support/api-harness.ts";
 import { SEED_PASSWORD, seedDashboard } from "../support/dashboard-seed.ts";
+import { CLI } from "../support/cli.ts";
 
 // A database of its own: members and decisions are written here.
 const redisUrl = inject("redisUrl");
@@ -371,7 +372,7 @@ describe("overriding the policy's veto", () => {
 
 describe("evotrainer users", () => {
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "users", ...args], {
+    spawnSync(process.execPath, [CLI, "users", ...args], {
       env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_API_KEY: apiKey, BETTER_AUTH_URL: "http://evo.example.test:3104" },
       encoding: "utf8",
     });
@@ -405,11 +406,11 @@ describe("evotrainer users", () => {
     expect(nobody.stderr).toContain("nobody@example.test is not a member");
     const badRole = cli("invite", "x@example.test", "--role", "owner", "--org", slug);
     expect(badRole.stderr).toContain('the role must be viewer, approver or admin, not "owner"');
-    // Seven CLI processes, each starting tsx: a hang bound for a busy machine, not an expectation of speed.
+    // Seven CLI processes: a hang bound for a busy machine, not an expectation of speed.
   }, 600_000);
 
   it("decide approves a failed verdict only with --anyway and a note", async () => {
-    const decide = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", "decide", other.branches.v2.id, "approve", ...args], {
+    const decide = (...args: string[]) => spawnSync(process.execPath, [CLI, "decide", other.branches.v2.id, "approve", ...args], {
       env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_API_KEY: apiKey },
       encoding: "utf8",
     });

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,7 @@ import { createDatabase } from "@evotrainer/db";
 import { createIngestPool } from "@evotrainer/db/ingest";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { createProducerConnection, Producer } from "@evotrainer/queue";
-import { runCli } from "../support/cli.ts";
+import { runCli, runProgram } from "../support/cli.ts";
 import { seedDashboard } from "../support/dashboard-seed.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 
@@ -193,4 +194,25 @@ describe("evotrainer login, then status, report, decide and run over HTTP", () =
     expect(down.stderr).toContain("cannot reach http://127.0.0.1:1");
     expect(down.stderr).toContain("is the dashboard running there?");
   }, 120_000);
+
+  it("the packed CLI, installed with npm i -g into a fresh prefix, logs in and reports from any directory", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "evo-install-"));
+    const tarball = execFileSync(process.execPath, ["scripts/pack-cli.mjs", scratch], { encoding: "utf8" }).trim();
+    const prefix = join(scratch, "prefix");
+    // --offline: the package carries its dependencies inside its bundle, so no registry is asked.
+    execFileSync("npm", ["install", "--global", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", tarball], { stdio: "ignore" });
+    expect(existsSync(join(prefix, "lib/node_modules/evotrainer/node_modules"))).toBe(false);
+    const laptopShell = { ...laptop, XDG_CONFIG_HOME: join(scratch, "config"), PATH: `${join(prefix, "bin")}:${process.env.PATH}` };
+    const elsewhere = mkdtempSync(join(tmpdir(), "evo-laptop-cwd-"));
+    const evotrainer = (...args: string[]) => runProgram("evotrainer", args, laptopShell, elsewhere);
+
+    const version = await evotrainer("--version");
+    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync("apps/cli/package.json", "utf8")) as { version: string }).version);
+    const login = await evotrainer("login", url, "--key", await keyOf(seed.users.viewer.id));
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stdout).toContain(`logged in to ${url} as ${seed.users.viewer.email}`);
+    const status = await evotrainer("status", seed.run.id);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`${seed.run.id} ${seed.run.name}:`);
+  }, 300_000);
 });

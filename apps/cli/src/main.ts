@@ -1,20 +1,11 @@
-import { controlCommand } from "./commands/control.ts";
-import { calibrateCommand } from "./commands/calibrate.ts";
-import { decideCommand } from "./commands/decide.ts";
-import { importCommand } from "./commands/import.ts";
-import { ingestCommand } from "./commands/ingest.ts";
-import { labelsCommand } from "./commands/labels.ts";
-import { loginCommand, logoutCommand } from "./commands/login.ts";
-import { nodesCommand } from "./commands/nodes.ts";
-import { orgsCommand } from "./commands/orgs.ts";
-import { quickstart } from "./commands/quickstart.ts";
-import { reportCommand } from "./commands/report.ts";
-import { runCommand } from "./commands/run.ts";
-import { usersCommand } from "./commands/users.ts";
+// Each command is imported when it runs: `evotrainer --version` loads nothing else, and `status`
+// only what a status needs (a command's module graph is most of a start-up's time).
+import cliPackage from "../package.json" with { type: "json" };
 
 const usage = `usage: evotrainer <command>
 
 commands:
+  --version                                   the CLI's version
   login <dashboard url> [--key <apiKey>]      talk to a team's server: status, report, decide, run, import and the run controls go over HTTPS with an API key (Settings → API keys)
   logout                                      forget the server; commands use this machine's database again
   quickstart [--exit-when-ready] [--no-demo]  check services, migrate, build, start the worker and the dashboard, start a demo run
@@ -40,53 +31,58 @@ const [command, ...args] = process.argv.slice(2);
 try {
   switch (command) {
     case "login":
-      process.exitCode = await loginCommand(args);
+      process.exitCode = await (await import("./commands/login.ts")).loginCommand(args);
       break;
     case "logout":
-      process.exitCode = logoutCommand();
+      process.exitCode = (await import("./commands/login.ts")).logoutCommand();
       break;
     case "quickstart":
-      process.exitCode = await quickstart(args);
+      process.exitCode = await (await import("./commands/quickstart.ts")).quickstart(args);
       break;
     case "run":
-      process.exitCode = await runCommand(args);
+      process.exitCode = await (await import("./commands/run.ts")).runCommand(args);
       break;
     case "calibrate":
-      process.exitCode = await calibrateCommand(args);
+      process.exitCode = await (await import("./commands/calibrate.ts")).calibrateCommand(args);
       break;
     case "status":
-      process.exitCode = await reportCommand(args, true);
+      process.exitCode = await (await import("./commands/report.ts")).reportCommand(args, true);
       break;
     case "report":
-      process.exitCode = await reportCommand(args, false);
+      process.exitCode = await (await import("./commands/report.ts")).reportCommand(args, false);
       break;
     case "ingest":
-      process.exitCode = await ingestCommand(args);
+      process.exitCode = await (await import("./commands/ingest.ts")).ingestCommand(args);
       break;
     case "import":
-      process.exitCode = await importCommand(args);
+      process.exitCode = await (await import("./commands/import.ts")).importCommand(args);
       break;
     case "labels":
-      process.exitCode = await labelsCommand(args);
+      process.exitCode = await (await import("./commands/labels.ts")).labelsCommand(args);
       break;
     case "nodes":
-      process.exitCode = await nodesCommand(args);
+      process.exitCode = await (await import("./commands/nodes.ts")).nodesCommand(args);
       break;
     case "users":
-      process.exitCode = await usersCommand(args);
+      process.exitCode = await (await import("./commands/users.ts")).usersCommand(args);
       break;
     case "orgs":
-      process.exitCode = await orgsCommand(args);
+      process.exitCode = await (await import("./commands/orgs.ts")).orgsCommand(args);
       break;
     case "pause":
     case "resume":
     case "stop":
     case "extend-budget":
     case "cancel-job":
-      process.exitCode = await controlCommand(command, args);
+      process.exitCode = await (await import("./commands/control.ts")).controlCommand(command, args);
       break;
     case "decide":
-      process.exitCode = await decideCommand(args);
+      process.exitCode = await (await import("./commands/decide.ts")).decideCommand(args);
+      break;
+    case "--version":
+    case "-v":
+    case "version":
+      console.log(cliPackage.version);
       break;
     case undefined:
     case "help":

@@ -1,36 +1,51 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { AGENT_FORMATS, agentRolloutOf, parseSwebenchReport, TrajectoryShapeError, type AgentFormat, type SwebenchResult } from "@evotrainer/adapters";
+import { AGENT_FORMATS, agentRolloutOf, parseSwebenchReport, shortHash, TrajectoryShapeError, type AgentFormat, type SwebenchResult } from "@evotrainer/adapters";
+import type { Rollout } from "@evotrainer/contract";
 import type { RunDirFile } from "./run-dir-source.ts";
 
 const RAW_CHARS = 2_000;
+const REPORT_FILE = "report.json";
+
+/** The files under `dir` (at any depth) whose name passes `test`, in path order. */
+function filesUnder(dir: string, test: (name: string) => boolean): string[] {
+  const found: string[] = [];
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = join(at, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && test(entry.name)) found.push(full);
+    }
+  };
+  walk(dir);
+  return found;
+}
 
 /** The files of a format under `path` (itself when it is a file), in name order. */
 export function trajectoryFiles(format: AgentFormat, path: string): string[] {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) throw new Error(`${path}: no such file or directory`);
   if (stat.isFile()) return [path];
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile() && AGENT_FORMATS[format].files.test(entry.name)) found.push(full);
-    }
-  };
-  walk(path);
+  const found = filesUnder(path, (name) => AGENT_FORMATS[format].files.test(name));
   if (found.length === 0) throw new Error(`${path}: no ${format} trajectories (files matching ${AGENT_FORMATS[format].files}) in this directory`);
   return found;
 }
+
+/**
+ * A trajectory's uid: its task and a hash of its messages. Where it was read (file, line) plays no
+ * part, so a file rewritten, reordered or concatenated with another imports each trajectory once,
+ * while two attempts at one task differ in their messages. Results joined from a report are not
+ * hashed: importing again with `--report` finds the same rows.
+ */
+export const trajectoryUid = (rollout: Pick<Rollout, "taskId" | "trajectory">): string => `${rollout.taskId}@${shortHash(JSON.stringify(rollout.trajectory))}`;
 
 function readText(file: string): string {
   const bytes = readFileSync(file);
   return (file.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
 }
 
-/** A SWE-bench report file by instance id (`--report`). */
-export function readSwebenchReport(file: string): Map<string, SwebenchResult> {
+function readSwebenchReport(file: string): Map<string, SwebenchResult> {
   let json: unknown;
   try {
     json = JSON.parse(readText(file));
@@ -41,12 +56,33 @@ export function readSwebenchReport(file: string): Map<string, SwebenchResult> {
 }
 
 /**
+ * SWE-bench's results by instance id, from a report file or from every `report.json` under a
+ * directory: SWE-bench writes one per instance (`logs/run_evaluation/<run>/<model>/<id>/report.json`),
+ * as mini-swe-agent's runs do beside their trajectories (`logs/<id>/report.json`).
+ */
+export function readSwebenchReports(path: string): Map<string, SwebenchResult> {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) throw new Error(`${path}: no such file or directory`);
+  if (stat.isFile()) return readSwebenchReport(path);
+  const results = new Map<string, SwebenchResult>();
+  for (const file of filesUnder(path, (name) => name === REPORT_FILE)) for (const [id, result] of readSwebenchReport(file)) results.set(id, result);
+  return results;
+}
+
+/** The results beside imported trajectories: the `report.json` files under the imported directory, if any. */
+export function reportsBeside(path: string): Map<string, SwebenchResult> | undefined {
+  if (!statSync(path).isDirectory()) return undefined;
+  const results = readSwebenchReports(path);
+  return results.size > 0 ? results : undefined;
+}
+
+/**
  * One file of trajectories as rollouts at their lines: a JSONL file (optionally gzipped) holds one
  * per line; any other file is one trajectory on line 1 (or, for a JSON list of chat rows, one per
  * row numbered from 1). A line that is not JSON, or whose shape the format does not know, is
- * unreadable with its reason. `name` is the file's name within what was imported, for stable uids.
+ * unreadable with its reason.
  */
-export function readTrajectoryFile(format: AgentFormat, file: string, name: string, report?: ReadonlyMap<string, SwebenchResult>): RunDirFile {
+export function readTrajectoryFile(format: AgentFormat, file: string, report?: ReadonlyMap<string, SwebenchResult>): RunDirFile {
   const text = readText(file);
   const fileStem = basename(file).replace(/\.gz$/, "").replace(/\.(traj\.json|traj|jsonl|json)$/, "");
   const out: RunDirFile = { source: file, rows: [], unreadable: [] };
@@ -54,8 +90,7 @@ export function readTrajectoryFile(format: AgentFormat, file: string, name: stri
     try {
       const json = parsed ?? JSON.parse(raw);
       const rollout = agentRolloutOf(format, json, { where: `${file}:${lineNumber}`, fileStem, ...(report ? { report } : {}) });
-      // Two runs of one task (two files, or two lines) are two rollouts: the uid names where each was read.
-      out.rows.push({ lineNumber, rollout: { ...rollout, uid: `${rollout.taskId}@${name}:${lineNumber}` } });
+      out.rows.push({ lineNumber, rollout: { ...rollout, uid: trajectoryUid(rollout) } });
     } catch (error) {
       if (!(error instanceof SyntaxError || error instanceof TrajectoryShapeError)) throw error;
       const reason = error instanceof SyntaxError ? `invalid JSON: ${error.message}` : error.message.replace(`${file}:${lineNumber}`, "").replace(/^[\s:]+/, "");

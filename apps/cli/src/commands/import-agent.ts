@@ -5,7 +5,7 @@ import { parseAgentImportArgs } from "../agent-import-options.ts";
 import { readRunConfig } from "../config-files.ts";
 import { openImportSink } from "../open-import-sink.ts";
 import { stagedRolloutsJsonl } from "../staged-rollouts.ts";
-import { readSwebenchReport, readTrajectoryFile, trajectoryFiles } from "../trajectory-source.ts";
+import { readSwebenchReports, readTrajectoryFile, reportsBeside, trajectoryFiles } from "../trajectory-source.ts";
 
 const DEFAULT_CONFIG = fileURLToPath(new URL("../../../../examples/imported-swe.yaml", import.meta.url));
 
@@ -28,13 +28,13 @@ export async function importAgentCommand(args: string[]): Promise<number> {
   const options = parseAgentImportArgs(args);
   const path = resolve(options.path);
   const files = trajectoryFiles(options.format, path);
-  const report = options.report ? readSwebenchReport(resolve(options.report)) : undefined;
+  const report = options.report ? readSwebenchReports(resolve(options.report)) : reportsBeside(path);
   const say = (line: string) => process.stderr.write(`import ${options.format}: ${line}\n`);
 
   const sink = openImportSink();
   try {
     const into = options.run ? { runId: options.run } : { config: agentRunConfig(options.config, `${options.format} ${basename(path)}`) };
-    say(`reading ${files.length} file${files.length === 1 ? "" : "s"} under ${path}${report ? `, results of ${report.size} instances from ${options.report}` : ""}`);
+    say(`reading ${files.length} file${files.length === 1 ? "" : "s"} under ${path}${report ? `, results of ${report.size} instances from ${options.report ?? `the report.json files under ${path}`}` : ""}`);
     const target = await sink.target({ format: options.format, dir: path, into });
     say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}, in ${sink.destination}`);
 
@@ -42,7 +42,7 @@ export async function importAgentCommand(args: string[]): Promise<number> {
     // Runs of the same task are one group, numbered in the order read (files by name, then lines).
     const samples = new Map<string, number>();
     for (const [i, source] of files.entries()) {
-      const file = readTrajectoryFile(options.format, source, relative(path, source) || basename(source), report);
+      const file = readTrajectoryFile(options.format, source, report);
       for (const { rollout } of file.rows) {
         rollout.sample = samples.get(rollout.taskId) ?? 0;
         samples.set(rollout.taskId, rollout.sample + 1);

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { RunConfig } from "@evotrainer/core";
 import { isAgentFormat } from "../agent-import-options.ts";
+import { IMPORT_HELP } from "../import-help.ts";
 import { parseImportArgs } from "../import-options.ts";
 import { ingestRunDir, resumable } from "../import-run-dir.ts";
 import { openImportSink } from "../open-import-sink.ts";
@@ -18,6 +19,10 @@ import { importAgentCommand } from "./import-agent.ts";
  * their rows stored there.
  */
 export async function importCommand(args: string[]): Promise<number> {
+  if (args.length === 0 || args.includes("--help") || args.includes("-h")) {
+    console.log(IMPORT_HELP);
+    return 0;
+  }
   if (isAgentFormat(args[0])) return importAgentCommand(args);
   const options = parseImportArgs(args);
   const dir = resolve(options.dir);

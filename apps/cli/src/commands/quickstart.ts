@@ -86,7 +86,7 @@ export async function quickstart(args: string[]): Promise<number> {
   console.log("quickstart: [4/4] starting the worker and the dashboard…");
   // Notifications deep-link into this dashboard unless the operator named its public address.
   const workerEnv = { EVO_PUBLIC_URL: `http://127.0.0.1:${env.EVO_WEB_PORT}`, ...childEnv };
-  const worker = startChild("worker", bin("tsx"), [join(root, "apps/worker/src/main.ts")], workerEnv);
+  const worker = startChild("worker", process.execPath, [join(root, "apps/worker/dist/main.js")], workerEnv);
   // apps/web/server.ts: `next start` behind the boundary that resolves the client's address and scheme.
   const web = startChild("web", bin("tsx"), ["server.ts", "--port", String(env.EVO_WEB_PORT), "--hostname", "127.0.0.1"], childEnv, join(root, "apps/web"));
   const stopAll = () => Promise.all([web.stop(), worker.stop()]);

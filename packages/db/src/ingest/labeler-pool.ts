@@ -27,12 +27,17 @@ interface Thread {
   pending: Map<number, { resolve: (labels: Label[]) => void; reject: (error: Error) => void }>;
 }
 
+/** Where a built program (scripts/bundle-node.mjs) runs from; undefined where this runs as TypeScript. */
+declare const EVO_BUNDLE_URL: string | undefined;
+
 /**
- * A thread registers tsx's loader itself, then imports its TypeScript entry: a thread does not
+ * A built program starts the thread's built entry, which it emits beside itself. Run as TypeScript,
+ * a thread registers tsx's loader itself, then imports its TypeScript entry: a thread does not
  * inherit the loader hooks of the process that started it. Resolved when a pool starts, not on
  * import, so a process that never labels in threads (the dashboard, bundled) never looks for tsx.
  */
 function threadBootstrap(): URL {
+  if (typeof EVO_BUNDLE_URL === "string") return new URL("./label-thread.js", EVO_BUNDLE_URL);
   const require = createRequire(import.meta.url);
   const tsxApi = pathToFileURL(join(dirname(require.resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href;
   const threadEntry = new URL("./label-thread.ts", import.meta.url).href;

@@ -1,0 +1,26 @@
+import { AGENT_IMPORT_USAGE } from "./agent-import-options.ts";
+import { IMPORT_USAGE } from "./import-options.ts";
+
+/** `evotrainer import --help`: every format, and the layouts each reads as published, without flags. */
+export const IMPORT_HELP = `${IMPORT_USAGE}
+${AGENT_IMPORT_USAGE}
+
+Trainer runs (a new base branch of --run, or of a run created from --config):
+  verl            <step>.jsonl dumps (trainer.rollout_data_dir) in rollouts/, verl/rollouts/ or the directory
+                  itself; validation dumps in validation/ or verl/validation/; metrics.jsonl; reward_components.jsonl
+  trl             completions/*.parquet or trl/completions/*.parquet (log_completions); trainer_state.json
+                  or checkpoint-*/trainer_state.json for the trainer's metrics
+
+Agent trajectories (into examples/imported-swe.yaml's run unless --run or --config); a directory is
+searched at any depth, and the report.json files under it are joined by instance id (reward 1 when
+resolved), as is --report <file or directory>:
+  mini-swe-agent  trajs/<id>/<id>.traj.json beside logs/<id>/report.json (a run's output directory),
+                  or JSONL of trajectories (.jsonl, .jsonl.gz), one per line
+  swe-agent       a directory of <id>.traj files (SWE-agent's trajectories/<user>/<run>/<id>/<id>.traj)
+  openai-chat     .jsonl, .json (and .gz) of OpenAI-style chats: a list of messages, or an object holding one
+                  under messages, conversation, chat or trajectory, per line
+SWE-bench results: every logs/run_evaluation/<run>/<model>/<id>/report.json under the imported
+directory or under --report, or one report file (per-instance, or the run summary with resolved_ids).
+
+Each trajectory is named by its task and a hash of its messages: importing a file again, rewritten,
+reordered or concatenated with others adds only trajectories not yet imported.`;
