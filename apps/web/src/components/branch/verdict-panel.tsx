@@ -1,7 +1,7 @@
 "use client";
 
 import type { RouterOutputs } from "@evotrainer/api";
-import { fmtDelta, fmtScore } from "../format";
+import { fmtDelta, fmtNumber, fmtScore } from "../format";
 import { IntervalChart } from "./interval-chart";
 
 type Verdict = NonNullable<RouterOutputs["branch"]["byId"]["verdict"]>;
@@ -19,21 +19,37 @@ const QUESTION: Record<string, string> = {
   health: "Is the branch healthy?",
 };
 
-function fmtNumber(v: unknown): string {
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : Math.abs(v) < 0.001 && v !== 0 ? v.toExponential(2) : v.toFixed(4);
+function fmtValue(v: unknown): string {
+  if (typeof v === "number") return fmtNumber(v);
   if (v === null || v === undefined || v === "") return "—";
   return String(v);
+}
+
+// Bookkeeping of the test itself (its p-value, degrees of freedom, its place in Holm's order), not something measured.
+const BOOKKEEPING = new Set(["p", "pNotBetter", "df", "noiseDf", "holmRank", "holmLevel", "family", "tasks", "controls", "margin", "limit"]);
+
+/** True when a comparison measured no difference and no spread at all: the strip of zeros is said in words instead. */
+export function nothingMeasured(numbers: Record<string, unknown>): boolean {
+  const measured = Object.entries(numbers).filter(([k, v]) => typeof v === "number" && !BOOKKEEPING.has(k));
+  return typeof numbers.delta === "number" && measured.every(([, v]) => v === 0);
 }
 
 function Numbers({ numbers }: { numbers: Record<string, unknown> }) {
   const entries = Object.entries(numbers).filter(([, v]) => v !== "" && v !== undefined);
   if (entries.length === 0) return null;
+  if (nothingMeasured(numbers)) {
+    return (
+      <p className="muted" data-testid="no-difference">
+        No difference was measured: the two sides scored the same, with no spread between tasks.
+      </p>
+    );
+  }
   return (
     <dl className="numbers">
       {entries.map(([k, v]) => (
         <div key={k}>
           <dt>{k}</dt>
-          <dd>{fmtNumber(v)}</dd>
+          <dd>{fmtValue(v)}</dd>
         </div>
       ))}
     </dl>
@@ -45,7 +61,7 @@ function CheckInterval({ check }: { check: Check }) {
   const { delta, ciLow, ciHigh, margin } = n as Record<string, unknown>;
   if (typeof delta !== "number" || typeof ciLow !== "number" || typeof ciHigh !== "number") return null;
   const bar = check.name === "main_score_vs_best" && typeof margin === "number" ? -margin : 0;
-  return <IntervalChart low={ciLow} high={ciHigh} point={delta} bar={bar} barLabel={bar === 0 ? "0" : `−${fmtNumber(margin)}`} />;
+  return <IntervalChart low={ciLow} high={ciHigh} point={delta} bar={bar} barLabel={bar === 0 ? "0" : `−${fmtValue(margin)}`} />;
 }
 
 /** Each check as a question, its answer and its numbers; the intervals drawn against the bar they must clear. */

@@ -3,7 +3,8 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
-import { fmtScore } from "../format";
+import { fmtNumber, fmtScore } from "../format";
+import { KeyValues } from "../key-values";
 import { QueryState } from "../query-state";
 import { evidenceSummary } from "./evidence-summary";
 import { HighlightedText } from "./highlighted-text";
@@ -85,7 +86,7 @@ export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: str
                   {Object.entries((r.rewardComponents ?? {}) as Record<string, unknown>).map(([k, v]) => (
                     <tr key={k}>
                       <th>{k}</th>
-                      <td>{String(v)}</td>
+                      <td>{typeof v === "number" ? fmtNumber(v) : String(v)}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -127,7 +128,7 @@ export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: str
               {r.testResults !== null && (
                 <>
                   <h4>Tests</h4>
-                  <pre className="text-block">{JSON.stringify(r.testResults, null, 2)}</pre>
+                  <KeyValues value={r.testResults} />
                 </>
               )}
               <Compare rolloutId={rolloutId} runId={r.runId} branchId={r.branchId} />

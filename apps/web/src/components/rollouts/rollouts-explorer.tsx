@@ -58,13 +58,14 @@ export function RolloutsExplorer({ branchId, basePath, readOnly }: { branchId: s
   useEffect(() => setLabel(filters.label ?? ""), [filters.label]);
 
   const setParam = useCallback(
-    (updates: Record<string, string | undefined>) => {
+    // A filter is a place the Back button returns to; moving between rollouts is not.
+    (updates: Record<string, string | undefined>, history: "push" | "replace" = "replace") => {
       const next = new URLSearchParams(params.toString());
       for (const [k, v] of Object.entries(updates)) {
         if (v === undefined || v === "") next.delete(k);
         else next.set(k, v);
       }
-      router.replace(`${pathname}?${next.toString()}`, { scroll: false });
+      router[history](`${pathname}?${next.toString()}`, { scroll: false });
     },
     [params, pathname, router],
   );
@@ -131,7 +132,7 @@ export function RolloutsExplorer({ branchId, basePath, readOnly }: { branchId: s
         onSubmit={(e) => {
           e.preventDefault();
           const form = new FormData(e.currentTarget);
-          setParam({ ...Object.fromEntries(FILTERS.map((k) => [k, String(form.get(k) ?? "")])), r: undefined });
+          setParam({ ...Object.fromEntries(FILTERS.map((k) => [k, String(form.get(k) ?? "")])), r: undefined }, "push");
         }}
         key={params.toString()}
       >

@@ -1,0 +1,58 @@
+import type { RouterOutputs } from "@evotrainer/api";
+import { fmtNumber } from "../format";
+
+type Health = RouterOutputs["branch"]["byId"]["health"];
+// Core's Finding as diagnosis stores it; `id`/`message` are what events written before it carried.
+type Finding = {
+  level?: string;
+  source?: string;
+  title?: string;
+  id?: string;
+  message?: string;
+  evidence?: { metrics?: Record<string, number>; counts?: Record<string, number>; exampleUids?: string[] };
+};
+
+const words = (key: string) => key.replace(/^label_(rate|count)\./, "").replace(/[._]/g, " ");
+
+/** The numbers and rollouts behind a finding, as one line: "dead group ratio 0.5625 · truncated: 12 rollouts · 3 examples". */
+export function findingEvidence(evidence: Finding["evidence"]): string {
+  if (!evidence) return "";
+  const parts = [
+    ...Object.entries(evidence.metrics ?? {}).map(([k, v]) => `${words(k)} ${fmtNumber(v)}`),
+    ...Object.entries(evidence.counts ?? {}).map(([k, v]) => `${words(k)}: ${v} rollout${v === 1 ? "" : "s"}`),
+  ];
+  const examples = evidence.exampleUids?.length ?? 0;
+  if (examples > 0) parts.push(`${examples} example rollout${examples === 1 ? "" : "s"}`);
+  return parts.join(" · ");
+}
+
+/** Diagnosis's findings per layer, each with its title, where it came from and the evidence behind it. */
+export function HealthReport({ health }: { health: Health }) {
+  const layers = (health?.payload as { layers?: Record<string, Finding[] | Record<string, Finding>> } | null)?.layers;
+  if (!layers) return <p className="muted">No health report yet: diagnosis writes one after the branch&apos;s rollouts are labelled.</p>;
+  return (
+    <div className="layers" data-testid="health-report">
+      {Object.entries(layers).map(([layer, findings]) => {
+        const list: Finding[] = Array.isArray(findings) ? findings : Object.entries(findings).map(([id, f]) => ({ id, ...f }));
+        return (
+          <div key={layer}>
+            <h4>{layer}</h4>
+            {list.length === 0 ? (
+              <p className="muted">No findings.</p>
+            ) : (
+              <ul>
+                {list.map((f, i) => (
+                  <li key={`${f.source ?? f.id}-${i}`} data-testid="health-finding">
+                    <span className={`pill level-${f.level}`}>{f.level}</span> <strong className="finding-title">{f.title ?? f.message ?? f.source ?? f.id}</strong>{" "}
+                    {(f.source ?? f.id) && <code className="muted">{f.source ?? f.id}</code>}
+                    {f.evidence && <div className="muted evidence-summary">{findingEvidence(f.evidence)}</div>}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
