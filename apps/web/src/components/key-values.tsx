@@ -1,6 +1,6 @@
 import { fmtNumber } from "./format";
 
-const words = (key: string) => key.replace(/_/g, " ");
+const words = (key: string) => key.replace(/_/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
 
 function Value({ value }: { value: unknown }) {
   if (typeof value === "number") return <>{fmtNumber(value)}</>;

@@ -84,7 +84,7 @@ export function BacktestPanel({ backtest, trained }: { backtest: Backtest; train
             <th>before</th>
             <th>after</th>
             <th>change</th>
-            <th />
+            <th><span className="sr-only">note</span></th>
           </tr>
         </thead>
         <tbody>

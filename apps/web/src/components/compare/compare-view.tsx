@@ -20,7 +20,7 @@ function Summary({ data, basePath }: { data: Compared; basePath: string }) {
     <table className="runs compact" data-testid="compare-summary">
       <thead>
         <tr>
-          <th />
+          <th><span className="sr-only">measure</span></th>
           {data.branches.map((b) => (
             <th key={b.id}>
               <a href={branchPath(basePath, b.id)}>{name(b)}</a>
@@ -69,7 +69,7 @@ function Recipes({ branches }: { branches: Branch[] }) {
     <table className="kv diff" data-testid="compare-recipes">
       <thead>
         <tr>
-          <th />
+          <th><span className="sr-only">recipe setting</span></th>
           {branches.map((b) => (
             <th key={b.id}>{name(b)}</th>
           ))}

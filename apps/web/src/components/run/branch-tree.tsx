@@ -79,8 +79,9 @@ export function BranchTree({ branches, bestBranchId, basePath }: { branches: Tre
   if (branches.length === 0) return <div className="empty">No branches yet: the loop creates the base branch when the run starts.</div>;
   return (
     <div className="tree" data-testid="branch-tree">
+      {/* Each branch's link is its one tab stop: edges and node wrappers would come first in tab order otherwise. */}
       {/* `fitView` fits at mount only: a tree that grows is mounted again at its new size, so no node lands past the pane's edge. */}
-      <ReactFlow key={nodes.length} colorMode="dark" nodes={nodes} edges={edges} nodeTypes={nodeTypes} fitView minZoom={0.05} nodesConnectable={false} proOptions={{ hideAttribution: true }}>
+      <ReactFlow key={nodes.length} colorMode="dark" nodes={nodes} edges={edges} nodeTypes={nodeTypes} fitView minZoom={0.05} nodesConnectable={false} nodesFocusable={false} edgesFocusable={false} proOptions={{ hideAttribution: true }}>
         <Background />
         <Controls showInteractive={false} />
       </ReactFlow>

@@ -68,7 +68,7 @@ function ManageNotifications() {
                     <th>Name</th>
                     <th>Kind</th>
                     <th>Receiver</th>
-                    <th />
+                    <th><span className="sr-only">actions</span></th>
                   </tr>
                 </thead>
                 <tbody>
