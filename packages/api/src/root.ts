@@ -8,6 +8,7 @@ import { memberRouter } from "./routers/member.ts";
 import { nodeRouter } from "./routers/node.ts";
 import { notificationRouter } from "./routers/notification.ts";
 import { rolloutRouter } from "./routers/rollout.ts";
+import { rolloutViewsRouter } from "./routers/rollout-views.ts";
 import { runRouter } from "./routers/run.ts";
 import { runControlRouter } from "./routers/run-control.ts";
 import { shareLinkRouter } from "./routers/share-link.ts";
@@ -26,6 +27,7 @@ export const appRouter = createTRPCRouter({
   node: nodeRouter,
   notification: notificationRouter,
   rollout: rolloutRouter,
+  rolloutViews: rolloutViewsRouter,
   run: runRouter,
   runControl: runControlRouter,
   shareLink: shareLinkRouter,

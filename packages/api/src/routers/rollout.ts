@@ -98,13 +98,16 @@ export const rolloutRouter = {
       include: {
         branch: { select: { version: true } },
         labels: { orderBy: { id: "asc" } },
+        job: { select: { externalId: true } },
       },
     });
     if (!rollout) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
     const { role } = await accessRun(ctx, rollout.runId);
     if (rollout.split === "sealed" && (await sealedAccess(ctx, rollout.runId)) !== "full") throw new TRPCError({ code: "FORBIDDEN", message: SEALED_SCORES_ONLY });
     const detectors = await labelDetectors(ctx.db, rollout.labels);
-    return { ...rollout, labels: rollout.labels.map((l) => ({ ...l, detector: detectorOf(detectors, l) })), role };
+    // The CLI records an import as a job under "import:…": its rollouts never carry per-token log-probs.
+    const { job, ...rest } = rollout;
+    return { ...rest, imported: job?.externalId?.startsWith("import:") ?? false, labels: rollout.labels.map((l) => ({ ...l, detector: detectorOf(detectors, l) })), role };
   }),
 
   /** The same task (same split) in another branch of the run, for a side-by-side comparison. */

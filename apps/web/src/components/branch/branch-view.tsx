@@ -12,6 +12,7 @@ import { HealthReport } from "./health-report";
 import { CancelJobButton } from "./cancel-job-button";
 import { VetoOverridePanel } from "./veto-override-panel";
 import { recipeDiff } from "./recipe-diff";
+import { RewardComponents } from "./reward-components";
 import { VerdictPanel, type Check } from "./verdict-panel";
 
 type Branch = RouterOutputs["branch"]["byId"];
@@ -130,6 +131,16 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
       <section className="panel">
         <h3>Health report</h3>
         <HealthReport health={b.health} />
+      </section>
+      <section className="panel">
+        <h3>Reward components</h3>
+        <p className="muted">Each component&apos;s share of the reward at each training step, and its mean.</p>
+        <RewardComponents branchId={b.id} />
+        {!readOnly && (
+          <p>
+            <a href={`${basePath}/branches/${b.id}/groups`}>Dead GRPO groups of this branch →</a>
+          </p>
+        )}
       </section>
       <section className="panel" data-testid="jobs">
         <h3>Jobs</h3>

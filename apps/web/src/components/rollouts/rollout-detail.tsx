@@ -8,6 +8,8 @@ import { KeyValues } from "../key-values";
 import { QueryState } from "../query-state";
 import { evidenceSummary } from "./evidence-summary";
 import { HighlightedText } from "./highlighted-text";
+import { TaskHistory } from "./task-history";
+import { TokenStrip } from "./token-strip";
 import { TrajectoryView } from "./trajectory-view";
 
 function Compare({ rolloutId, runId, branchId }: { rolloutId: string; runId: string; branchId: string }) {
@@ -79,6 +81,15 @@ export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: str
               <p className="muted">
                 v{r.branch.version} · {r.split} · step {r.step} · group {r.groupId} · sample {r.sample} · {r.responseTokens} tokens · {r.turns} turns · finish {r.finishReason ?? "—"}
                 {r.truncated ? " · truncated" : ""}
+                {!readOnly && (
+                  <>
+                    {" · "}
+                    {/* Relative to this branch's rollouts page: the group view sits beside it. */}
+                    <a href={`groups?r=${r.id}`} data-testid="open-group">
+                      GRPO group {r.groupId} side by side →
+                    </a>
+                  </>
+                )}
               </p>
               <h4>Reward {fmtScore(r.reward)}</h4>
               <table className="kv">
@@ -129,6 +140,14 @@ export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: str
                 <>
                   <h4>Tests</h4>
                   <KeyValues value={r.testResults} />
+                </>
+              )}
+              <h4>Tokens</h4>
+              <TokenStrip tokens={r.tokens as Parameters<typeof TokenStrip>[0]["tokens"]} imported={r.imported} />
+              {!readOnly && (
+                <>
+                  <h4>Task history: {r.taskId} over this branch&apos;s steps</h4>
+                  <TaskHistory runId={r.runId} taskId={r.taskId} branchIds={[r.branchId]} basePath={`/runs/${r.runId}`} />
                 </>
               )}
               <Compare rolloutId={rolloutId} runId={r.runId} branchId={r.branchId} />
