@@ -99,8 +99,42 @@ def grader_for(spec, domain):
     raise ConfigError(f"grader {grader}: the TRL job knows `math` or `path/to/file.py:function`")
 
 
+def policy_token_stats(model, tokenizer, temperature, prompts, completion_ids):
+    """Per-token log-probs and entropies of each sampled completion under the policy that sampled it.
+
+    The weights have not moved since this batch was generated, so one no-grad forward pass over
+    prompt + completion, with logits divided by the sampling temperature, gives the log-probs GRPO's
+    loss starts from (its old_per_token_logps). The contract's optional `tokens` field carries them.
+    """
+    import torch
+
+    device = next(model.parameters()).device
+    stats = []
+    with torch.no_grad():
+        for prompt, ids in zip(prompts, completion_ids):
+            ids = [int(t) for t in ids]
+            if not ids or not isinstance(prompt, str):
+                stats.append(None)
+                continue
+            prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+            full = torch.tensor([prompt_ids + ids], device=device)
+            logits = model(full).logits[0, len(prompt_ids) - 1 : -1].float() / (temperature or 1.0)
+            logp = torch.log_softmax(logits, dim=-1)
+            chosen = logp.gather(1, torch.tensor(ids, device=device).unsqueeze(1)).squeeze(1)
+            entropy = -(logp.exp() * logp).sum(-1)
+            stats.append({
+                "logprobs": [round(float(x), 5) for x in chosen],
+                "entropies": [round(float(x), 5) for x in entropy],
+                "pieces": [tokenizer.decode([t]) for t in ids],
+            })
+    return stats
+
+
 class TrainRollouts:
     """Collects each generation batch's component scores and writes it as one step's training rollouts."""
+
+    # Set by train(): (prompts, completion_ids) -> per-completion token stats, or None to record none.
+    token_stats = None
 
     def __init__(self, files, scorers, weights, group_size, stop_ids):
         self.files, self.scorers, self.weights = files, scorers, weights
@@ -132,6 +166,7 @@ class TrainRollouts:
         return [make(name) for name in names]
 
     def write(self, step, prompts, completions, completion_ids, answers, task_ids):
+        tokens = self.token_stats(prompts, completion_ids) if self.token_stats else [None] * len(completions)
         rows = []
         for i, (prompt, completion, ids) in enumerate(zip(prompts, completions, completion_ids)):
             components = {name: values[i] for name, values in self.scores.items()}
@@ -152,6 +187,7 @@ class TrainRollouts:
                 "finishReason": "length" if truncated else "stop",
                 "truncated": truncated,
                 "groundTruth": answers[i],
+                **({"tokens": tokens[i]} if tokens[i] else {}),
             })
         self.files.rollouts("train", step, rows)
         self.files.last_step = step
@@ -262,6 +298,7 @@ def train(files, job, args, settings):
     weights = dict(zip(scorers, config.reward_weights or [1.0] * len(scorers)))
     stop_ids = {tokenizer.eos_token_id, tokenizer.pad_token_id}
     recorder = TrainRollouts(files, scorers, weights, config.num_generations, stop_ids)
+    recorder.token_stats = lambda prompts, ids: policy_token_stats(model, tokenizer, config.temperature, prompts, ids)
     max_steps = job["budget"]["maxSteps"]
 
     class ContractCallback(TrainerCallback):
