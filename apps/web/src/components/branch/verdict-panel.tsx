@@ -3,6 +3,7 @@
 import type { RouterOutputs } from "@evotrainer/api";
 import { fmtDelta, fmtNumber, fmtScore } from "../format";
 import { IntervalChart } from "./interval-chart";
+import { nothingMeasured } from "./nothing-measured";
 
 type Verdict = NonNullable<RouterOutputs["branch"]["byId"]["verdict"]>;
 export type Check = { name: string; passed: boolean; detail: string; numbers?: Record<string, unknown>; blocking?: boolean };
@@ -23,15 +24,6 @@ function fmtValue(v: unknown): string {
   if (typeof v === "number") return fmtNumber(v);
   if (v === null || v === undefined || v === "") return "—";
   return String(v);
-}
-
-// Bookkeeping of the test itself (its p-value, degrees of freedom, its place in Holm's order), not something measured.
-const BOOKKEEPING = new Set(["p", "pNotBetter", "df", "noiseDf", "holmRank", "holmLevel", "family", "tasks", "controls", "margin", "limit"]);
-
-/** True when a comparison measured no difference and no spread at all: the strip of zeros is said in words instead. */
-export function nothingMeasured(numbers: Record<string, unknown>): boolean {
-  const measured = Object.entries(numbers).filter(([k, v]) => typeof v === "number" && !BOOKKEEPING.has(k));
-  return typeof numbers.delta === "number" && measured.every(([, v]) => v === 0);
 }
 
 function Numbers({ numbers }: { numbers: Record<string, unknown> }) {
