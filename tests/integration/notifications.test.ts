@@ -176,7 +176,8 @@ describe("notifications (against a local webhook receiver)", () => {
     const [slack] = await receiver.until("/slack/T000/B000/token-slack-secret", 1);
     const [generic] = await receiver.until("/generic?token=generic-secret", 1);
     const deepLink = `https://evo.example/runs/${seed.run.id}/branches/${branch.id}`;
-    expect(JSON.parse(slack!.body)).toEqual({ text: `Branch ${branch.id} of run ${seed.run.id} awaits a decision <${deepLink}|Open in EvoTrainer>` });
+    // The summary names what a person knows: the run by its name, the branch by its version.
+    expect(JSON.parse(slack!.body)).toEqual({ text: `Branch v3 of run ${seed.run.name} awaits a decision <${deepLink}|Open in EvoTrainer>` });
     expect(slack!.headers["x-evotrainer-signature"]).toBeUndefined();
 
     const body = JSON.parse(generic!.body);

@@ -10,6 +10,7 @@ import { nodeRouter } from "./routers/node.ts";
 import { notificationRouter } from "./routers/notification.ts";
 import { organizationRouter } from "./routers/organization.ts";
 import { rolloutRouter } from "./routers/rollout.ts";
+import { rolloutViewsRouter } from "./routers/rollout-views.ts";
 import { runRouter } from "./routers/run.ts";
 import { runControlRouter } from "./routers/run-control.ts";
 import { shareLinkRouter } from "./routers/share-link.ts";
@@ -31,6 +32,7 @@ export const appRouter = createTRPCRouter({
   notification: notificationRouter,
   organization: organizationRouter,
   rollout: rolloutRouter,
+  rolloutViews: rolloutViewsRouter,
   run: runRouter,
   runControl: runControlRouter,
   shareLink: shareLinkRouter,

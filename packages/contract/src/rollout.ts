@@ -32,6 +32,22 @@ export const testResultsSchema = z.object({
 export type TestResults = z.infer<typeof testResultsSchema>;
 
 /**
+ * The completion token by token as the training policy scored it: log-probability of each sampled
+ * token, its entropy where the trainer computes it, and the decoded piece so the two line up with text.
+ */
+export const tokenStatsSchema = z
+  .object({
+    logprobs: z.array(z.number()).min(1),
+    entropies: z.array(z.number()).optional(),
+    pieces: z.array(z.string()).optional(),
+  })
+  .refine((t) => (t.entropies ?? t.logprobs).length === t.logprobs.length && (t.pieces ?? t.logprobs).length === t.logprobs.length, {
+    error: "tokens.entropies and tokens.pieces must have one entry per log-prob",
+    path: ["logprobs"],
+  });
+export type TokenStats = z.infer<typeof tokenStatsSchema>;
+
+/**
  * One line of `rollouts/{train,eval}/step_{N}.jsonl` (evo.job/v1). Run, branch and job ids are
  * not in the line: they come from the job the file belongs to.
  */
@@ -56,6 +72,9 @@ export const rolloutSchema = z
     truncated: z.boolean().default(false),
     groundTruth: z.unknown().optional(),
     testResults: testResultsSchema.optional(),
+    // Optional: recorded by trainers that have them (the TRL wrapper); imported data usually has neither.
+    advantage: z.number().optional(),
+    tokens: tokenStatsSchema.optional(),
     extra: z.record(z.string(), z.unknown()).optional(),
   })
   .refine((r) => r.response !== undefined || r.trajectory !== undefined, {

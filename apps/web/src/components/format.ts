@@ -1,6 +1,14 @@
 export const fmtScore = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(3));
 
-export const fmtDelta = (x: number | null | undefined) => (x === null || x === undefined ? "—" : `${x >= 0 ? "+" : ""}${x.toFixed(3)}`);
+/** A change with its sign; a whole-number change (counts) stays a whole number. */
+export const fmtDelta = (x: number | null | undefined) =>
+  x === null || x === undefined ? "—" : `${x >= 0 ? "+" : ""}${Number.isInteger(x) ? String(x) : x.toFixed(3)}`;
+
+/**
+ * Any measured number as a person reads it: whole numbers stay whole, others keep four significant
+ * digits with trailing zeros dropped (0.4583333 → 0.4583, 0.0500 → 0.05).
+ */
+export const fmtNumber = (x: number | null | undefined) => (x === null || x === undefined ? "—" : Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(4))));
 
 export const fmtTime = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString().slice(0, 19).replace("T", " ") : "—");
 

@@ -104,6 +104,35 @@ def as_reward(value):
     """A reward function's value as TRL takes it: None (the function does not apply to the sample)
     becomes NaN, which TRL leaves out of the weighted sum (nansum) and of the function's mean."""
     return math.nan if value is None else float(value)
+def policy_token_stats(model, tokenizer, temperature, prompts, completion_ids):
+    """Per-token log-probs and entropies of each sampled completion under the policy that sampled it.
+
+    The weights have not moved since this batch was generated, so one no-grad forward pass over
+    prompt + completion, with logits divided by the sampling temperature, gives the log-probs GRPO's
+    loss starts from (its old_per_token_logps). The contract's optional `tokens` field carries them.
+    """
+    import torch
+
+    device = next(model.parameters()).device
+    stats = []
+    with torch.no_grad():
+        for prompt, ids in zip(prompts, completion_ids):
+            ids = [int(t) for t in ids]
+            if not ids or not isinstance(prompt, str):
+                stats.append(None)
+                continue
+            prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+            full = torch.tensor([prompt_ids + ids], device=device)
+            logits = model(full).logits[0, len(prompt_ids) - 1 : -1].float() / (temperature or 1.0)
+            logp = torch.log_softmax(logits, dim=-1)
+            chosen = logp.gather(1, torch.tensor(ids, device=device).unsqueeze(1)).squeeze(1)
+            entropy = -(logp.exp() * logp).sum(-1)
+            stats.append({
+                "logprobs": [round(float(x), 5) for x in chosen],
+                "entropies": [round(float(x), 5) for x in entropy],
+                "pieces": [tokenizer.decode([t]) for t in ids],
+            })
+    return stats
 
 
 class TrainRollouts:
@@ -116,6 +145,9 @@ class TrainRollouts:
     stored under the optimizer step it was made in (`global_step + 1`), numbered within the step, so
     every completion keeps its own uid and a step's file grows by one batch per generation.
     """
+
+    # Set by train(): (prompts, completion_ids) -> per-completion token stats, or None to record none.
+    token_stats = None
 
     def __init__(self, files, scorers, weights, group_size, stop_ids):
         self.files, self.scorers, self.weights = files, scorers, weights
@@ -152,6 +184,7 @@ class TrainRollouts:
     def write(self, step, prompts, completions, completion_ids, answers, task_ids):
         generation = self.generations.get(step, 0)
         self.generations[step] = generation + 1
+        tokens = self.token_stats(prompts, completion_ids) if self.token_stats else [None] * len(completions)
         rows = []
         for i, (prompt, completion, ids) in enumerate(zip(prompts, completions, completion_ids)):
             # A component that returned None for this sample is left out, as TRL leaves it out of the sum.
@@ -174,6 +207,7 @@ class TrainRollouts:
                 "truncated": truncated,
                 "groundTruth": answers[i],
                 "extra": {"generation": generation},
+                **({"tokens": tokens[i]} if tokens[i] else {}),
             })
         self.files.append_rollouts("train", step, rows)
         self.files.last_step = step
@@ -286,6 +320,7 @@ def train(files, job, args, settings):
     weights = dict(zip(scorers, config.reward_weights or [1.0] * len(scorers)))
     stop_ids = {tokenizer.eos_token_id, tokenizer.pad_token_id}
     recorder = TrainRollouts(files, scorers, weights, config.num_generations, stop_ids)
+    recorder.token_stats = lambda prompts, ids: policy_token_stats(model, tokenizer, config.temperature, prompts, ids)
     max_steps = job["budget"]["maxSteps"]
 
     class ContractCallback(TrainerCallback):

@@ -1,5 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
+import { admitVetoOverride } from "@evotrainer/core";
 import { accessBranch, protectedProcedure } from "../trpc.ts";
 import { llmSpend } from "./llm-spend.ts";
 
@@ -19,7 +20,7 @@ export const branchRouter = {
         gpuSecondsUsed: true,
         checkpoint: true,
         createdAt: true,
-        run: { select: { id: true, name: true, bestBranchId: true } },
+        run: { select: { id: true, name: true, bestBranchId: true, status: true } },
         parent: { select: { version: true, recipe: { select: { hash: true, canonical: true } } } },
         recipe: { select: { hash: true, canonical: true } },
         intervention: {
@@ -79,6 +80,10 @@ export const branchRouter = {
       const hidden = ctx.principal.kind === "share" && (imported || j.kind === "eval");
       return { ...j, imported, ...(hidden ? { logTail: null, message: null } : {}) };
     });
-    return { ...branch, jobs, health, role, llm };
+    // The same rule the override itself checks: the page offers it only where it would be admitted.
+    const completions = [...branch.decisions].reverse().filter((d) => d.stage === "completion");
+    const admission = admitVetoOverride({ status: branch.status, runStatus: branch.run.status, completionDecisions: completions.map((d) => ({ id: d.id, kind: d.kind, actor: d.actorType })) });
+    const vetoOverride = admission.outcome === "admitted" ? { open: true as const } : { open: false as const, reason: admission.reason, message: admission.message };
+    return { ...branch, jobs, health, role, llm, vetoOverride };
   }),
 } satisfies TRPCRouterRecord;

@@ -66,14 +66,14 @@ export const decisionRouter = {
    * the branch becomes the best so far when it scores higher, so later rounds build on it.
    */
   overrideVeto: approverProcedure
-    .input(z.object({ reason: note.min(1, { error: "overriding the policy's veto needs a reason" }) }))
+    .input(z.object({ reason: note }))
     .mutation(async ({ ctx, input }) => {
       const recorded = await ctx.db.$transaction((tx) => overridePolicyVeto(tx, { branchId: input.branchId, userId: ctx.userId, reason: input.reason }));
       if (recorded.outcome === "refused") {
         // A second click after the override went through: it stands, so say so rather than fail.
         const last = await ctx.db.decision.findFirst({ where: { branchId: input.branchId, stage: "completion" }, orderBy: { createdAt: "desc" }, select: { id: true, kind: true, actorType: true } });
         if (last?.kind === "approve" && last.actorType === "human") return { decisionId: last.id, status: "promoted" as const, bestSoFar: false, alreadyDecided: true };
-        throw new TRPCError({ code: "PRECONDITION_FAILED", message: recorded.message });
+        throw new TRPCError({ code: recorded.reason === "override_needs_reason" ? "BAD_REQUEST" : "PRECONDITION_FAILED", message: recorded.message });
       }
       return { decisionId: recorded.decisionId, status: "promoted" as const, bestSoFar: recorded.bestSoFar, alreadyDecided: false };
     }),

@@ -111,6 +111,7 @@ export const rolloutRouter = {
       include: {
         branch: { select: { version: true } },
         labels: { orderBy: { id: "asc" } },
+        job: { select: { externalId: true } },
       },
     });
     if (!rollout) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
@@ -122,8 +123,11 @@ export const rolloutRouter = {
       ctx.db.review.findMany({ where: { rolloutId: rollout.id }, orderBy: { id: "asc" }, select: { label: true, verdict: true, flagged: true, reviewer: true, note: true, createdAt: true } }),
       reviewHarness(ctx.db, rollout.runId),
     ]);
+    // The CLI records an import as a job under "import:…": its rollouts never carry per-token log-probs.
+    const { job, ...rest } = rollout;
     return {
-      ...rollout,
+      ...rest,
+      imported: job?.externalId?.startsWith("import:") ?? false,
       labels: rollout.labels.map((l) => ({ ...l, detector: detectorOf(detectors, l), quality: chipText(precision, l) })),
       reviews,
       // Labels a person may add as missed: the harness's labels the detectors did not put on this rollout.

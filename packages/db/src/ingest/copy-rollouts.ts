@@ -12,7 +12,7 @@ export interface RolloutOwner {
 const lineColumns = [
   "runId", "branchId", "jobId", "split", "step", "taskId", "groupId", "sample", "reward",
   "rewardComponents", "responseTokens", "turns", "finishReason", "truncated", "prompt", "response",
-  "trajectory", "groundTruth", "testResults", "extra", "uid",
+  "trajectory", "groundTruth", "testResults", "extra", "uid", "advantage", "tokens",
 ] as const;
 
 const quotedLine = lineColumns.map((c) => `"${c}"`).join(", ");
@@ -33,7 +33,9 @@ export function rolloutCsvLine(owner: RolloutOwner, rollout: Rollout, keepText: 
     keepText ? rollout.trajectory : null,
     // Encoded here, not by csvField: a string answer ("2,125", "007") must stay a JSON string.
     rollout.groundTruth === undefined ? null : JSON.stringify(rollout.groundTruth),
-    rollout.testResults, rollout.extra, rollout.uid,
+    rollout.testResults, rollout.extra, rollout.uid, rollout.advantage,
+    // Per-token numbers go with the text they describe.
+    keepText ? rollout.tokens : null,
   ]);
 }
 

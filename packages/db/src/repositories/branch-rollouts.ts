@@ -42,6 +42,8 @@ export async function loadBranchRollouts(
       groundTruth: row.groundTruth ?? undefined,
       testResults: (row.testResults ?? undefined) as Rollout["testResults"],
       extra: (row.extra ?? undefined) as Rollout["extra"],
+      advantage: row.advantage ?? undefined,
+      tokens: (row.tokens ?? undefined) as Rollout["tokens"],
     });
     for (const l of row.labels) {
       const detector = detectorOf(detectors, l);

@@ -70,7 +70,7 @@ export async function recordDecision(tx: Tx, request: DecisionRequest): Promise<
 
 export type VetoOverrideRecord =
   | { outcome: "recorded"; decisionId: string; runId: string; bestSoFar: boolean }
-  | { outcome: "refused"; reason: "not_policy_veto" | "run_finished"; message: string };
+  | { outcome: "refused"; reason: "not_policy_veto" | "run_finished" | "override_needs_reason"; message: string };
 
 /**
  * A person overrides the policy's veto of a judged branch: the approval is recorded next to the veto
@@ -90,6 +90,8 @@ export async function overridePolicyVeto(tx: Tx, request: { branchId: string; us
     completionDecisions: decisions.map((d) => ({ id: d.id, kind: d.kind, actor: d.actorType })),
   });
   if (admission.outcome === "refused") return admission;
+  // Asked only once the override is open: a finished run refuses before anyone writes a reason.
+  if (request.reason.trim() === "") return { outcome: "refused", reason: "override_needs_reason", message: "overriding the policy's veto needs a reason" };
   const verdict = await tx.verdict.findUnique({ where: { branchId: request.branchId }, select: { checks: true } });
   const failedChecks = ((verdict?.checks as StoredCheck[] | undefined) ?? []).filter((c) => !c.passed && c.blocking !== false).map((c) => c.name);
   const decision = await tx.decision.create({

@@ -86,9 +86,10 @@ export async function openWebhook(db: Database, id: string, masterKey: Buffer): 
 
 /** Writes the event's notification, if it has one, in the event's own transaction. */
 export async function enqueueNotification(tx: Tx, event: LedgerEvent): Promise<void> {
-  const notification = notificationFor(event);
+  const run = await tx.run.findUniqueOrThrow({ where: { id: event.runId }, select: { organizationId: true, name: true } });
+  const branch = event.branchId ? await tx.branch.findUnique({ where: { id: event.branchId }, select: { version: true } }) : null;
+  const notification = notificationFor(event, { runName: run.name, branchVersion: branch?.version ?? null });
   if (!notification) return;
-  const run = await tx.run.findUniqueOrThrow({ where: { id: event.runId }, select: { organizationId: true } });
   await writeOutbox(tx, run.organizationId, notification);
 }
 

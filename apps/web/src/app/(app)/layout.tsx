@@ -13,6 +13,10 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
   if (!session) redirect("/sign-in");
   return (
     <>
+      {/* Keyboard users skip the eight navigation links straight to the page. */}
+      <a href="#content" className="skip-link">
+        Skip to content
+      </a>
       <header className="topbar">
         <a href="/" className="brand">
           EvoTrainer
@@ -34,7 +38,9 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
         </span>
         <SignOutButton />
       </header>
-      <TRPCReactProvider>{children}</TRPCReactProvider>
+      <div id="content" tabIndex={-1}>
+        <TRPCReactProvider>{children}</TRPCReactProvider>
+      </div>
     </>
   );
 }

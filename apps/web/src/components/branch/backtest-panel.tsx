@@ -1,7 +1,7 @@
 "use client";
 
 import type { RouterOutputs } from "@evotrainer/api";
-import { fmtDelta } from "../format";
+import { fmtDelta, fmtNumber } from "../format";
 import { AdvantageChart, type AdvantageRow } from "./advantage-chart";
 
 type Backtest = NonNullable<NonNullable<RouterOutputs["branch"]["byId"]["intervention"]>["backtest"]>;
@@ -22,15 +22,13 @@ interface Report {
   predicted?: { metric: string; direction: string; size: number; basis: string; proxy?: string; agreesWithExpectation: boolean };
 }
 
-const num = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(3));
-
 function Row({ what, before, after, note }: { what: string; before: number | undefined; after: number | undefined; note?: string }) {
   if (before === undefined || after === undefined) return null;
   return (
     <tr>
       <th>{what}</th>
-      <td>{num(before)}</td>
-      <td>{num(after)}</td>
+      <td>{fmtNumber(before)}</td>
+      <td>{fmtNumber(after)}</td>
       <td className={after > before ? "up" : after < before ? "down" : ""}>{fmtDelta(after - before)}</td>
       <td className="muted">{note}</td>
     </tr>
@@ -46,7 +44,7 @@ function heldDirection(predicted: string, realised: number): boolean {
 function predictedInWords(p: NonNullable<Report["predicted"]>): string {
   const what = p.basis === "proxy" ? `${p.metric} (through its proxy ${p.proxy ?? "?"})` : p.metric;
   if (p.direction === "flat") return `${what} should not move`;
-  return `${what} should go ${p.direction} by about ${Math.abs(p.size).toFixed(3)}${p.agreesWithExpectation ? ", as the hypothesis expects" : ", against what the hypothesis expects"}`;
+  return `${what} should go ${p.direction} by about ${fmtNumber(Math.abs(p.size))}${p.agreesWithExpectation ? ", as the hypothesis expects" : ", against what the hypothesis expects"}`;
 }
 
 /**
@@ -86,7 +84,7 @@ export function BacktestPanel({ backtest, trained }: { backtest: Backtest; train
             <th>before</th>
             <th>after</th>
             <th>change</th>
-            <th />
+            <th><span className="sr-only">note</span></th>
           </tr>
         </thead>
         <tbody>

@@ -3,20 +3,20 @@
 import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
-import { fmtDollars, fmtScore, fmtTime, fmtTokens } from "../format";
+import { fmtDollars, fmtNumber, fmtScore, fmtTime, fmtTokens } from "../format";
 import { QueryState } from "../query-state";
 import { StatusBadge } from "../status-badge";
 import { DecisionPanel } from "./decision-panel";
-import { evidenceSummary } from "../rollouts/evidence-summary";
 import { BacktestPanel } from "./backtest-panel";
+import { HealthReport } from "./health-report";
 import { CancelJobButton } from "./cancel-job-button";
 import { VetoOverridePanel } from "./veto-override-panel";
 import { recipeDiff } from "./recipe-diff";
 import { UnexplainedFailuresPanel } from "./unexplained-failures-panel";
+import { RewardComponents } from "./reward-components";
 import { VerdictPanel, type Check } from "./verdict-panel";
 
 type Branch = RouterOutputs["branch"]["byId"];
-type Finding = { id?: string; level?: string; message?: string; evidence?: unknown };
 
 const WAITING = ["awaiting_decision", "proposed"];
 
@@ -24,36 +24,7 @@ const WAITING = ["awaiting_decision", "proposed"];
 function expectedInWords(metric: string, effect: unknown): string {
   const e = effect as { direction?: string; size?: number; note?: string } | null;
   if (!e?.direction) return "—";
-  return `${metric} goes ${e.direction}${typeof e.size === "number" ? ` by about ${e.size}` : ""}${e.note ? ` (${e.note})` : ""}`;
-}
-
-function HealthReport({ health }: { health: Branch["health"] }) {
-  const layers = (health?.payload as { layers?: Record<string, Finding[] | Record<string, Finding>> } | null)?.layers;
-  if (!layers) return <p className="muted">No health report yet: diagnosis writes one after the branch's rollouts are labelled.</p>;
-  return (
-    <div className="layers">
-      {Object.entries(layers).map(([layer, findings]) => {
-        const list = Array.isArray(findings) ? findings : Object.entries(findings).map(([id, f]) => ({ id, ...f }));
-        return (
-          <div key={layer}>
-            <h4>{layer}</h4>
-            {list.length === 0 ? (
-              <p className="muted">No findings.</p>
-            ) : (
-              <ul>
-                {list.map((f, i) => (
-                  <li key={f.id ?? i}>
-                    <span className={`pill level-${f.level}`}>{f.level}</span> {f.id} {f.message}
-                    {f.evidence !== undefined && <span className="muted evidence-summary">{evidenceSummary(f.evidence)}</span>}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </div>
-        );
-      })}
-    </div>
-  );
+  return `${metric} goes ${e.direction}${typeof e.size === "number" ? ` by about ${fmtNumber(e.size)}` : ""}${e.note ? ` (${e.note})` : ""}`;
 }
 
 /** The checks that block promotion and failed: what an approval would override. */
@@ -71,7 +42,8 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
   const canDecide = !readOnly && (b.role === "approver" || b.role === "admin") && WAITING.includes(b.status) && !decidedAlready;
   // Decisions come newest first: the policy's veto is open to a person's override until one is made.
   const lastCompletion = b.decisions.find((d) => d.stage === "completion");
-  const canOverride = !readOnly && (b.role === "approver" || b.role === "admin") && b.status === "rejected" && lastCompletion?.actorType === "policy" && lastCompletion.kind === "veto";
+  // The API says whether the override would be admitted (a finished run's result no longer changes).
+  const canOverride = !readOnly && (b.role === "approver" || b.role === "admin") && b.vetoOverride.open && lastCompletion !== undefined;
   const diff = recipeDiff(b.parent?.recipe.canonical ?? null, b.recipe.canonical);
   return (
     <>
@@ -162,6 +134,16 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
         <HealthReport health={b.health} />
       </section>
       <UnexplainedFailuresPanel branchId={b.id} basePath={basePath} canDraft={canControl} />
+      <section className="panel">
+        <h3>Reward components</h3>
+        <p className="muted">Each component&apos;s share of the reward at each training step, and its mean.</p>
+        <RewardComponents branchId={b.id} />
+        {!readOnly && (
+          <p>
+            <a href={`${basePath}/branches/${b.id}/groups`}>Dead GRPO groups of this branch →</a>
+          </p>
+        )}
+      </section>
       <section className="panel" data-testid="jobs">
         <h3>Jobs</h3>
         {b.jobs.length === 0 ? (

@@ -1,8 +1,9 @@
 "use client";
 
 import type { RouterOutputs } from "@evotrainer/api";
-import { fmtDelta, fmtScore } from "../format";
+import { fmtDelta, fmtNumber, fmtScore } from "../format";
 import { IntervalChart } from "./interval-chart";
+import { nothingMeasured } from "./nothing-measured";
 
 type Verdict = NonNullable<RouterOutputs["branch"]["byId"]["verdict"]>;
 export type Check = { name: string; passed: boolean; detail: string; numbers?: Record<string, unknown>; blocking?: boolean };
@@ -19,8 +20,8 @@ const QUESTION: Record<string, string> = {
   health: "Is the branch healthy?",
 };
 
-function fmtNumber(v: unknown): string {
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : Math.abs(v) < 0.001 && v !== 0 ? v.toExponential(2) : v.toFixed(4);
+function fmtValue(v: unknown): string {
+  if (typeof v === "number") return fmtNumber(v);
   if (v === null || v === undefined || v === "") return "—";
   return String(v);
 }
@@ -28,12 +29,19 @@ function fmtNumber(v: unknown): string {
 function Numbers({ numbers }: { numbers: Record<string, unknown> }) {
   const entries = Object.entries(numbers).filter(([, v]) => v !== "" && v !== undefined);
   if (entries.length === 0) return null;
+  if (nothingMeasured(numbers)) {
+    return (
+      <p className="muted" data-testid="no-difference">
+        No difference was measured: the two sides scored the same, with no spread between tasks.
+      </p>
+    );
+  }
   return (
     <dl className="numbers">
       {entries.map(([k, v]) => (
         <div key={k}>
           <dt>{k}</dt>
-          <dd>{fmtNumber(v)}</dd>
+          <dd>{fmtValue(v)}</dd>
         </div>
       ))}
     </dl>
@@ -45,7 +53,7 @@ function CheckInterval({ check }: { check: Check }) {
   const { delta, ciLow, ciHigh, margin } = n as Record<string, unknown>;
   if (typeof delta !== "number" || typeof ciLow !== "number" || typeof ciHigh !== "number") return null;
   const bar = check.name === "main_score_vs_best" && typeof margin === "number" ? -margin : 0;
-  return <IntervalChart low={ciLow} high={ciHigh} point={delta} bar={bar} barLabel={bar === 0 ? "0" : `−${fmtNumber(margin)}`} />;
+  return <IntervalChart low={ciLow} high={ciHigh} point={delta} bar={bar} barLabel={bar === 0 ? "0" : `−${fmtValue(margin)}`} />;
 }
 
 /** Each check as a question, its answer and its numbers; the intervals drawn against the bar they must clear. */

@@ -1,11 +1,13 @@
 "use client";
 
+import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
 import { recipeDifferences } from "../branch/recipe-diff";
 import { branchPath, fmtDelta, fmtScore } from "../format";
 import { QueryState } from "../query-state";
+import { TaskHistory } from "../rollouts/task-history";
 import { MetricCharts } from "../run/metric-charts";
 import { StatusBadge } from "../status-badge";
 
@@ -20,7 +22,7 @@ function Summary({ data, basePath }: { data: Compared; basePath: string }) {
     <table className="runs compact" data-testid="compare-summary">
       <thead>
         <tr>
-          <th />
+          <th><span className="sr-only">measure</span></th>
           {data.branches.map((b) => (
             <th key={b.id}>
               <a href={branchPath(basePath, b.id)}>{name(b)}</a>
@@ -69,7 +71,7 @@ function Recipes({ branches }: { branches: Branch[] }) {
     <table className="kv diff" data-testid="compare-recipes">
       <thead>
         <tr>
-          <th />
+          <th><span className="sr-only">recipe setting</span></th>
           {branches.map((b) => (
             <th key={b.id}>{name(b)}</th>
           ))}
@@ -122,14 +124,21 @@ function LabelRates({ data }: { data: Compared }) {
   );
 }
 
-function Tasks({ data, basePath }: { data: Compared; basePath: string }) {
+function Tasks({ data, basePath, runId }: { data: Compared; basePath: string; runId: string }) {
+  const [history, setHistory] = useState<string | null>(null);
   if (data.tasks.length === 0) return <p className="muted">These branches share no task yet: compare them again once each has rollouts.</p>;
   return (
     <div data-testid="compare-tasks">
       <p className="muted">The newest rollout of each task, from the {data.split} split.</p>
       {data.tasks.map((t) => (
         <div key={t.taskId} className="compare-task" data-testid="compare-task">
-          <h4>{t.taskId}</h4>
+          <h4>
+            {t.taskId}{" "}
+            <button className="btn small" aria-expanded={history === t.taskId} onClick={() => setHistory(history === t.taskId ? null : t.taskId)}>
+              {history === t.taskId ? "Hide its history" : "History across steps"}
+            </button>
+          </h4>
+          {history === t.taskId && <TaskHistory runId={runId} taskId={t.taskId} branchIds={data.branches.map((b) => b.id)} basePath={basePath} />}
           <div className="compare-columns" style={{ gridTemplateColumns: `repeat(${data.branches.length}, minmax(0, 1fr))` }}>
             {data.branches.map((b) => {
               const r = t.byBranch[b.id];
@@ -195,7 +204,7 @@ export function CompareView({ runId, branchIds, basePath }: { runId: string; bra
               </section>
               <section className="panel">
                 <h3>The same tasks</h3>
-                <Tasks data={compared.data!} basePath={basePath} />
+                <Tasks data={compared.data!} basePath={basePath} runId={runId} />
               </section>
             </>
           )}

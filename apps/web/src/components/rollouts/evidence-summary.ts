@@ -1,8 +1,10 @@
+import { fmtNumber } from "../format";
+
 const MAX = 120;
 
 function short(v: unknown): string {
   if (typeof v === "string") return v.length > MAX ? `…${v.slice(-MAX)}` : v;
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(3);
+  if (typeof v === "number") return fmtNumber(v);
   if (typeof v === "boolean" || v === null) return String(v);
   if (Array.isArray(v)) return v.length === 0 ? "none" : v.map(short).join("; ");
   if (v === undefined) return "—";

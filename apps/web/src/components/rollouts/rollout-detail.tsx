@@ -4,12 +4,15 @@ import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
-import { fmtScore } from "../format";
+import { fmtNumber, fmtScore } from "../format";
+import { KeyValues } from "../key-values";
 import { LabelChip } from "../labels/label-chip";
 import { useReviewKeys } from "../labels/use-review-keys";
 import { QueryState } from "../query-state";
 import { evidenceSummary } from "./evidence-summary";
 import { HighlightedText } from "./highlighted-text";
+import { TaskHistory } from "./task-history";
+import { TokenStrip } from "./token-strip";
 import { TrajectoryView } from "./trajectory-view";
 
 function Compare({ rolloutId, runId, branchId }: { rolloutId: string; runId: string; branchId: string }) {
@@ -182,6 +185,15 @@ export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: str
               <p className="muted">
                 v{r.branch.version} · {r.split} · step {r.step} · group {r.groupId} · sample {r.sample} · {r.responseTokens} tokens · {r.turns} turns · finish {r.finishReason ?? "—"}
                 {r.truncated ? " · truncated" : ""}
+                {!readOnly && (
+                  <>
+                    {" · "}
+                    {/* Relative to this branch's rollouts page: the group view sits beside it. */}
+                    <a href={`groups?r=${r.id}`} data-testid="open-group">
+                      GRPO group {r.groupId} side by side →
+                    </a>
+                  </>
+                )}
               </p>
               <h4>Reward {fmtScore(r.reward)}</h4>
               <table className="kv">
@@ -189,13 +201,21 @@ export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: str
                   {Object.entries((r.rewardComponents ?? {}) as Record<string, unknown>).map(([k, v]) => (
                     <tr key={k}>
                       <th>{k}</th>
-                      <td>{String(v)}</td>
+                      <td>{typeof v === "number" ? fmtNumber(v) : String(v)}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
               <LabelReviews r={r} canReview={canReview} />
               <RolloutText r={r} labels={labels} />
+              <h4>Tokens</h4>
+              <TokenStrip tokens={r.tokens as Parameters<typeof TokenStrip>[0]["tokens"]} imported={r.imported} />
+              {!readOnly && (
+                <>
+                  <h4>Task history: {r.taskId} over this branch&apos;s steps</h4>
+                  <TaskHistory runId={r.runId} taskId={r.taskId} branchIds={[r.branchId]} basePath={`/runs/${r.runId}`} />
+                </>
+              )}
               <Compare rolloutId={rolloutId} runId={r.runId} branchId={r.branchId} />
             </>
           );
@@ -222,7 +242,7 @@ export function RolloutText({ r, labels }: { r: Pick<RolloutData, "prompt" | "re
       {r.testResults !== null && (
         <>
           <h4>Tests</h4>
-          <pre className="text-block">{JSON.stringify(r.testResults, null, 2)}</pre>
+          <KeyValues value={r.testResults} />
         </>
       )}
     </>

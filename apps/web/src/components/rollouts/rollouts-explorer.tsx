@@ -63,13 +63,14 @@ export function RolloutsExplorer({ branchId, basePath, readOnly }: { branchId: s
   useEffect(() => setLabel(filters.label ?? ""), [filters.label]);
 
   const setParam = useCallback(
-    (updates: Record<string, string | undefined>) => {
+    // A filter is a place the Back button returns to; moving between rollouts is not.
+    (updates: Record<string, string | undefined>, history: "push" | "replace" = "replace") => {
       const next = new URLSearchParams(params.toString());
       for (const [k, v] of Object.entries(updates)) {
         if (v === undefined || v === "") next.delete(k);
         else next.set(k, v);
       }
-      router.replace(`${pathname}?${next.toString()}`, { scroll: false });
+      router[history](`${pathname}?${next.toString()}`, { scroll: false });
     },
     [params, pathname, router],
   );
@@ -136,7 +137,7 @@ export function RolloutsExplorer({ branchId, basePath, readOnly }: { branchId: s
         onSubmit={(e) => {
           e.preventDefault();
           const form = new FormData(e.currentTarget);
-          setParam({ ...Object.fromEntries(FILTERS.map((k) => [k, String(form.get(k) ?? "")])), r: undefined });
+          setParam({ ...Object.fromEntries(FILTERS.map((k) => [k, String(form.get(k) ?? "")])), r: undefined }, "push");
         }}
         key={params.toString()}
       >
@@ -170,12 +171,42 @@ export function RolloutsExplorer({ branchId, basePath, readOnly }: { branchId: s
       )}
       <div className={`explorer${selected ? " with-detail" : ""}`}>
         <div className="rollout-table" data-testid="rollouts-table">
-          <div className="rt-head">
-            {table.getHeaderGroups()[0]!.headers.map((h) => (
-              <span key={h.id} className={`rt-cell rt-${h.id}`}>
-                <table.FlexRender header={h} />
-              </span>
-            ))}
+          {/* A virtualized grid of divs, so the table semantics are spelled out for screen readers. */}
+          <div role="table" aria-label="Rollouts" aria-rowcount={tableRows.length + 1}>
+            <div className="rt-head" role="row" aria-rowindex={1}>
+              {table.getHeaderGroups()[0]!.headers.map((h) => (
+                <span key={h.id} className={`rt-cell rt-${h.id}`} role="columnheader">
+                  <table.FlexRender header={h} />
+                </span>
+              ))}
+            </div>
+            {tableRows.length > 0 && (
+              // Focusable so the scroll region can be reached and scrolled from the keyboard.
+              <div ref={scrollRef} className="rt-body" tabIndex={0} role="rowgroup" aria-label="Rollout rows, scrollable">
+                <div style={{ height: virtualizer.getTotalSize(), position: "relative" }} role="presentation">
+                  {items.map((item) => {
+                    const row = tableRows[item.index]!;
+                    return (
+                      <div
+                        key={row.id}
+                        role="row"
+                        aria-rowindex={item.index + 2}
+                        data-testid="rollout-row"
+                        className={`rt-row${row.id === selected ? " selected" : ""}`}
+                        style={{ position: "absolute", top: 0, transform: `translateY(${item.start}px)`, height: ROW_HEIGHT, width: "100%" }}
+                        onClick={() => setParam({ r: row.id })}
+                      >
+                        {row.getAllCells().map((cell) => (
+                          <span key={cell.id} className={`rt-cell rt-${cell.column.id}`} role="cell">
+                            <table.FlexRender cell={cell} />
+                          </span>
+                        ))}
+                      </div>
+                    );
+                  })}
+                </div>
+              </div>
+            )}
           </div>
           {list.error ? (
             <p className="error" role="alert">
@@ -185,31 +216,7 @@ export function RolloutsExplorer({ branchId, basePath, readOnly }: { branchId: s
             <p className="muted">Loading rollouts…</p>
           ) : tableRows.length === 0 ? (
             <p className="empty">No rollouts match these filters.</p>
-          ) : (
-            <div ref={scrollRef} className="rt-body">
-              <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-                {items.map((item) => {
-                  const row = tableRows[item.index]!;
-                  return (
-                    <div
-                      key={row.id}
-                      role="row"
-                      data-testid="rollout-row"
-                      className={`rt-row${row.id === selected ? " selected" : ""}`}
-                      style={{ position: "absolute", top: 0, transform: `translateY(${item.start}px)`, height: ROW_HEIGHT, width: "100%" }}
-                      onClick={() => setParam({ r: row.id })}
-                    >
-                      {row.getAllCells().map((cell) => (
-                        <span key={cell.id} className={`rt-cell rt-${cell.column.id}`}>
-                          <table.FlexRender cell={cell} />
-                        </span>
-                      ))}
-                    </div>
-                  );
-                })}
-              </div>
-            </div>
-          )}
+          ) : null}
           <p className="muted">
             {tableRows.length} loaded{list.hasNextPage ? " (scroll for more)" : ""}
           </p>

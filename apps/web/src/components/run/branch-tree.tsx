@@ -4,23 +4,29 @@ import { memo, useMemo, useState } from "react";
 import { Background, Controls, Handle, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { fmtDelta } from "../format";
+import { treeBadge } from "./tree-badge";
 import { bestPathOf, initialCollapsed, layoutTree, NODE_HEIGHT, NODE_WIDTH, type LaidOutNode, type TreeBranch } from "./tree-layout";
 
 type BranchNodeData = LaidOutNode & { href: string; collapsed: boolean; toggle: (id: string) => void };
 
 const BranchNode = memo(function BranchNode({ data }: NodeProps<Node<BranchNodeData>>) {
   const { branch } = data;
+  const badge = treeBadge(branch, data.onBestPath);
+  const factor = branch.kind === "control" ? "control · parent's recipe" : (branch.factor ?? "base");
   return (
     <div
-      className={branch.kind === "control" ? "tree-node tree-control" : `tree-node status-bg-${branch.status}${data.onBestPath ? " best" : ""}`}
+      className={branch.kind === "control" ? "tree-node tree-control" : `tree-node status-bg-${badge.status}${data.onBestPath ? " best" : ""}`}
       style={{ width: NODE_WIDTH, height: NODE_HEIGHT }}
       data-testid={`tree-node-v${branch.version}`}
     >
       <Handle type="target" position={Position.Top} isConnectable={false} />
-      <a href={data.href} className="tree-node-link">
+      {/* The whole factor name stays readable: it wraps inside the node and is the link's tooltip. */}
+      <a href={data.href} className="tree-node-link" title={`v${branch.version} · ${factor} · ${badge.text}`}>
         <strong>v{branch.version}</strong> <span className="tree-delta">{fmtDelta(branch.deltaVsParent)}</span>
-        <div className="tree-factor">{branch.kind === "control" ? "control · parent's recipe" : (branch.factor ?? "base")}</div>
-        <div className="tree-status">{branch.kind === "control" ? (branch.status === "rejected" ? `measured ${branch.promotionScore?.toFixed(3) ?? ""}` : branch.status.replace("_", " ")) : branch.status.replace("_", " ")}</div>
+        <div className="tree-factor">{factor}</div>
+        <div className="tree-status" data-testid="tree-badge">
+          {badge.text}
+        </div>
       </a>
       {data.hasChildren && (
         <button className="tree-toggle" onClick={() => data.toggle(branch.id)} aria-label={data.collapsed ? `expand v${branch.version}` : `collapse v${branch.version}`}>
@@ -73,8 +79,9 @@ export function BranchTree({ branches, bestBranchId, basePath }: { branches: Tre
   if (branches.length === 0) return <div className="empty">No branches yet: the loop creates the base branch when the run starts.</div>;
   return (
     <div className="tree" data-testid="branch-tree">
+      {/* Each branch's link is its one tab stop: edges and node wrappers would come first in tab order otherwise. */}
       {/* `fitView` fits at mount only: a tree that grows is mounted again at its new size, so no node lands past the pane's edge. */}
-      <ReactFlow key={nodes.length} colorMode="dark" nodes={nodes} edges={edges} nodeTypes={nodeTypes} fitView minZoom={0.05} nodesConnectable={false} proOptions={{ hideAttribution: true }}>
+      <ReactFlow key={nodes.length} colorMode="dark" nodes={nodes} edges={edges} nodeTypes={nodeTypes} fitView minZoom={0.05} nodesConnectable={false} nodesFocusable={false} edgesFocusable={false} proOptions={{ hideAttribution: true }}>
         <Background />
         <Controls showInteractive={false} />
       </ReactFlow>

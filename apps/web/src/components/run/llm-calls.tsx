@@ -77,7 +77,7 @@ export function LlmCalls({ runId, data, basePath }: { runId: string; data: Calls
             <th>Tokens in / out</th>
             <th>Cost</th>
             <th>Time</th>
-            <th />
+            <th><span className="sr-only">details</span></th>
           </tr>
         </thead>
         <tbody>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMemo } from "react";
+import { useMemo, type ReactNode } from "react";
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { RouterOutputs } from "@evotrainer/api";
 
@@ -26,7 +26,7 @@ function pivot(entries: { branchId: string; step: number; value: number }[], ver
   return [...rows.values()].sort((a, b) => a.step! - b.step!);
 }
 
-function Chart({ title, rows, series, empty }: { title: string; rows: Row[]; series: string[]; empty: string }) {
+function Chart({ title, rows, series, empty, children }: { title: string; rows: Row[]; series: string[]; empty: string; children?: ReactNode }) {
   return (
     <div className="chart">
       <h4>{title}</h4>
@@ -48,6 +48,7 @@ function Chart({ title, rows, series, empty }: { title: string; rows: Row[]; ser
           </LineChart>
         </ResponsiveContainer>
       )}
+      {children}
     </div>
   );
 }
@@ -82,7 +83,7 @@ function PromotionScores({ branches }: { branches: Metrics["branches"] }) {
 }
 
 /** Per-step series of the selected branches, from MetricPoint and LabelStat, and their promotion scores. */
-export function MetricCharts({ metrics }: { metrics: Metrics }) {
+export function MetricCharts({ metrics, basePath }: { metrics: Metrics; basePath?: string }) {
   const versionOf = useMemo(() => new Map(metrics.branches.map((b) => [b.id, b.version])), [metrics.branches]);
   const series = metrics.branches.map((b) => `v${b.version}`);
   const labels = [...new Set(metrics.labelRates.map((l) => l.label))];
@@ -90,7 +91,20 @@ export function MetricCharts({ metrics }: { metrics: Metrics }) {
     <div className="charts">
       <PromotionScores branches={metrics.branches} />
       {CHARTS.map((c) => (
-        <Chart key={c.metric} title={c.title} series={series} empty={c.empty} rows={pivot(metrics.points.filter((p) => p.name === c.metric), versionOf)} />
+        <Chart key={c.metric} title={c.title} series={series} empty={c.empty} rows={pivot(metrics.points.filter((p) => p.name === c.metric), versionOf)}>
+          {/* From the ratio to the groups behind it. */}
+          {basePath && c.metric === "train/dead_group_ratio" && (
+            <p className="legend" data-testid="dead-group-links">
+              Open the dead groups of{" "}
+              {metrics.branches.map((b, i) => (
+                <span key={b.id}>
+                  {i > 0 && ", "}
+                  <a href={`${basePath}/branches/${b.id}/groups`}>v{b.version}</a>
+                </span>
+              ))}
+            </p>
+          )}
+        </Chart>
       ))}
       {labels.map((label) => (
         <Chart

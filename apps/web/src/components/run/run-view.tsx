@@ -107,7 +107,7 @@ export function RunView({ runId, basePath, readOnly }: { runId: string; basePath
           <p className="muted">Pick branches to chart.</p>
         ) : (
           <QueryState isPending={metrics.isPending} error={metrics.error}>
-            {() => <MetricCharts metrics={metrics.data!} />}
+            {() => <MetricCharts metrics={metrics.data!} basePath={readOnly ? undefined : basePath} />}
           </QueryState>
         )}
       </section>

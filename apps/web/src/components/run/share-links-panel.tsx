@@ -50,7 +50,7 @@ export function ShareLinksPanel({ runId }: { runId: string }) {
               <th>By</th>
               <th>Expires</th>
               <th>Last used</th>
-              <th />
+              <th><span className="sr-only">actions</span></th>
             </tr>
           </thead>
           <tbody>

@@ -24,7 +24,7 @@ export type LaidOutNode = {
 
 const VIRTUAL_ROOT = "__root";
 export const NODE_WIDTH = 170;
-export const NODE_HEIGHT = 64;
+export const NODE_HEIGHT = 78;
 /**
  * React Flow stays responsive up to about a thousand DOM nodes, but drawing them is most of the time
  * a large run's page takes to open; past a few hundred, fitted to the pane, nodes are too small to read.

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@evotrainer/api";
 import { QualityTable } from "~/components/labels/quality-table";
+import { KeyValues } from "~/components/key-values";
 import { QueryState } from "~/components/query-state";
 import { useTRPC } from "~/trpc/react";
 
@@ -41,9 +42,9 @@ export function HarnessVersions() {
                 </p>
               )}
               {v.evidence !== null && (
-                <p className="muted">
-                  Registered because: <code>{JSON.stringify(v.evidence)}</code>
-                </p>
+                <div className="muted registered-because">
+                  Registered because: <KeyValues value={v.evidence} />
+                </div>
               )}
               <table className="runs compact">
                 <thead>

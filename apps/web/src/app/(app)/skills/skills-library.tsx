@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { KeyValues } from "~/components/key-values";
 import { QueryState } from "~/components/query-state";
 import { useTRPC } from "~/trpc/react";
 
@@ -35,7 +36,7 @@ export function SkillsLibrary() {
                     <code>{s.trigger}</code>
                   </td>
                   <td>
-                    <code>{JSON.stringify(s.template)}</code>
+                    <KeyValues value={s.template} />
                   </td>
                   <td>{s.domains.join(", ")}</td>
                   <td>

@@ -79,7 +79,7 @@ export function ApiKeysPanel() {
                     <th>Created</th>
                     <th>Expires</th>
                     <th>Last used</th>
-                    <th />
+                    <th><span className="sr-only">actions</span></th>
                   </tr>
                 </thead>
                 <tbody>

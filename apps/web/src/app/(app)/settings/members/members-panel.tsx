@@ -116,7 +116,7 @@ function OrganizationMembers({ organizationId, myUserId }: { organizationId: str
                   <th>Email</th>
                   <th>Role</th>
                   <th>Member since</th>
-                  {isAdmin && <th />}
+                  {isAdmin && <th><span className="sr-only">actions</span></th>}
                 </tr>
               </thead>
               <tbody>

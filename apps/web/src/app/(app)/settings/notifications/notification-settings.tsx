@@ -9,8 +9,27 @@ import { useHydrated } from "~/lib/use-hydrated";
 // Deliveries are retried in the background: keep the log live.
 const REFRESH_MS = 3_000;
 
-/** An organization's webhooks (admins only) and the log of what was delivered to them. */
+/** Webhooks are the organization's secrets: an admin manages them; anyone else is told who does. */
 export function NotificationSettings() {
+  const trpc = useTRPC();
+  const me = useQuery(trpc.viewer.me.queryOptions());
+  return (
+    <QueryState isPending={me.isPending} error={me.error}>
+      {() => {
+        if (me.data!.memberships.some((m) => m.role === "admin")) return <ManageNotifications />;
+        const roles = me.data!.memberships.map((m) => `${m.role} in ${m.organization.name}`).join(", ");
+        return (
+          <p className="panel" data-testid="notifications-admins-only">
+            Webhooks and their delivery log are managed by your organization&apos;s admins{roles ? ` (you are ${roles})` : ""}: ask one of them to add a receiver.
+          </p>
+        );
+      }}
+    </QueryState>
+  );
+}
+
+/** An organization's webhooks and the log of what was delivered to them. */
+function ManageNotifications() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const webhooks = useQuery(trpc.notification.webhooks.queryOptions({}));
@@ -49,7 +68,7 @@ export function NotificationSettings() {
                     <th>Name</th>
                     <th>Kind</th>
                     <th>Receiver</th>
-                    <th />
+                    <th><span className="sr-only">actions</span></th>
                   </tr>
                 </thead>
                 <tbody>

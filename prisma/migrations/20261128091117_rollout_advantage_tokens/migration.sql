@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Rollout" ADD COLUMN     "advantage" DOUBLE PRECISION,
+ADD COLUMN     "tokens" JSONB;
