@@ -121,7 +121,7 @@ test("the invite page for an existing account says so and works with its passwor
   await expect(page.getByTestId("existing-account-note")).toContainText(`Already have an EvoTrainer account with ${friend.email}? Type its current password`);
   await page.getByLabel(/Choose a password/).fill("not the password");
   await page.getByRole("button", { name: "Join", exact: true }).click();
-  const alert = page.getByRole("alert");
+  const alert = page.locator("p[role=alert]");
   await expect(alert).toHaveText(`To join with the account of ${friend.email}, sign in as it first or type its current password.`);
   await page.getByLabel(/Choose a password/).fill(friend.password);
   await page.getByRole("button", { name: "Join", exact: true }).click();
@@ -134,7 +134,7 @@ test("the invite page for an existing account says so and works with its passwor
   await freshPage.goto((fresh.data as { path: string }).path);
   await freshPage.getByLabel(/Choose a password/).fill("a long enough password");
   await freshPage.getByRole("button", { name: "Join", exact: true }).click();
-  await expect(freshPage.getByRole("alert")).toHaveText("name: give your name to create your account.");
+  await expect(freshPage.locator("p[role=alert]")).toHaveText("name: give your name to create your account.");
 });
 
 test("sign-in without JavaScript posts the form: no password in any URL, and the session works", async ({ browser }) => {
@@ -147,7 +147,7 @@ test("sign-in without JavaScript posts the form: no password in any URL, and the
   await page.getByLabel("Email").fill(mallory.email);
   await page.getByLabel("Password").fill("a wrong password!");
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("alert")).toHaveText("That email and password do not match an account.");
+  await expect(page.locator("p[role=alert]")).toHaveText("That email and password do not match an account.");
   await page.getByLabel("Email").fill(mallory.email);
   await page.getByLabel("Password").fill(mallory.password);
   await page.getByRole("button", { name: "Sign in" }).click();
