@@ -55,7 +55,7 @@ function inputAt(path: string[], value: string): unknown {
   return head === "0" ? [inputAt(rest, value)] : { [head!]: inputAt(rest, value) };
 }
 
-const procedures = Object.entries(appRouter._def.procedures as Record<string, { _def: { type: "query" | "mutation"; inputs: ZodLike[] } }>);
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: "query" | "mutation"; inputs: ZodLike[] } }>);
 const cases = procedures.flatMap(([name, procedure]) => {
   const paths = procedure._def.inputs.flatMap((schema) => stringPaths(schema));
   // A procedure without string fields still gets a string where its input goes.

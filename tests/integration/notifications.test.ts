@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { createServer as createNetServer, type AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parseSignatureHeader, signedString } from "@evotrainer/core";
-import { createWebhook, recordEvent } from "@evotrainer/db";
+import { createTestDelivery, createWebhook, masterKeyOrLocal, recordEvent, webhookAllowList } from "@evotrainer/db";
+import { deliver } from "../../apps/worker/src/notify/deliver.ts";
 import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp, type WorkerApp } from "../../apps/worker/src/worker-app.ts";
@@ -119,25 +120,35 @@ describe("notifications (against a local webhook receiver)", () => {
       res.end("internal secret page");
     });
     await new Promise<void>((resolve) => inside.listen(0, "127.0.0.1", resolve));
-    const garbage = createNetServer((socket) => socket.end("-ERR not http, but a service that answers\r\n"));
+    const garbageSockets = new Set<Socket>();
+    const garbage = createNetServer((socket) => {
+      garbageSockets.add(socket);
+      socket.end("-ERR not http, but a service that answers\r\n");
+    });
     await new Promise<void>((resolve) => garbage.listen(0, RECEIVER_HOST, resolve));
     const closed = createNetServer();
     await new Promise<void>((resolve) => closed.listen(0, RECEIVER_HOST, resolve));
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const admin = api(seed.users.admin.id);
-    const hookTo = async (name: string, url: string) => (await createWebhook(db, seed.org.id, { name, kind: "generic", url }, Buffer.from(masterKey, "base64"))).webhook.id;
+    const hookTo = async (name: string, url: string) => (await createWebhook(db, seed.org.id, { name, kind: "generic", url }, masterKeyOrLocal())).webhook.id;
     try {
       const ids = {
         inside: await hookTo("inside", `http://127.0.0.1:${(inside.address() as AddressInfo).port}/`),
         garbage: await hookTo("open port", `http://${RECEIVER_HOST}:${(garbage.address() as AddressInfo).port}/`),
         closed: await hookTo("closed port", `http://${RECEIVER_HOST}:${closedPort}/`),
       };
-      const dead = async (id: string) => deliveryOf((await admin.notification.sendTest({ id })).deliveryId, (s) => s === "dead");
-      const insideRow = await dead(ids.inside);
+      // One attempt each, made here through the worker's own deliver step: its record is the answer (later attempts repeat it).
+      const deps = { db, producer, masterKey: masterKeyOrLocal(), publicUrl: "https://evo.example", retryBaseMs: 60_000, allowed: webhookAllowList() };
+      const firstAttempt = async (id: string) => {
+        const deliveryId = (await createTestDelivery(db, seed.org.id, id, { kind: "test", runId: "", branchId: null, summary: "probe", path: "/" }))!;
+        await deliver(deps, { deliveryId, attempt: 1 });
+        return db.notificationDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+      };
+      const insideRow = await firstAttempt(ids.inside);
+      const garbageRow = await firstAttempt(ids.garbage);
+      const closedRow = await firstAttempt(ids.closed);
       expect(insideRow).toMatchObject({ lastStatus: null, lastError: "not sent: the address is not one webhooks may reach (see EVO_WEBHOOK_ALLOW_CIDRS)" });
-      const garbageRow = await dead(ids.garbage);
-      const closedRow = await dead(ids.closed);
       expect({ status: garbageRow.lastStatus, error: garbageRow.lastError }).toEqual({ status: closedRow.lastStatus, error: closedRow.lastError });
       expect(closedRow.lastError).toBe("no HTTP answer from the receiver");
       const log = JSON.stringify(await admin.notification.deliveries({}));
@@ -145,7 +156,10 @@ describe("notifications (against a local webhook receiver)", () => {
       expect(log).not.toContain("not http");
       expect(insideRequests).toBe(0);
     } finally {
+      // No later attempts at these: the worker's sweep would otherwise retry them through the other tests.
+      await db.notificationWebhook.deleteMany({ where: { name: { in: ["inside", "open port", "closed port"] } } });
       await new Promise((resolve) => inside.close(resolve));
+      garbageSockets.forEach((socket) => socket.destroy());
       await new Promise((resolve) => garbage.close(resolve));
     }
   });

@@ -22,7 +22,11 @@ export function postPinned(url: string, target: { address: string; family: 4 | 6
       response.on("error", reject);
     });
     request.on("timeout", () => request.destroy(new Error("timed out")));
-    request.on("error", reject);
+    request.on("error", (error) => {
+      // A peer that answered something other than HTTP may keep its side open: the socket is ours to end.
+      request.destroy();
+      reject(error);
+    });
     request.end(body);
   });
 }
