@@ -41,7 +41,8 @@ beforeAll(async () => {
   b = await seedDashboard(db, "label-review-b");
   const admin = await createLocalUser(db, { email: LOCAL_ADMIN_EMAIL, name: "Local admin", password: SEED_PASSWORD, organizationId: a.org.id, role: "admin" });
   await db.membership.create({ data: { organizationId: b.org.id, userId: admin.id, role: "admin" } });
-});
+  // Two seeds hash seven passwords: slow on a loaded machine.
+}, 300_000);
 
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
