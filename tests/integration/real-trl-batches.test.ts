@@ -37,6 +37,12 @@ function promptTokens(model: string, tasksFile: string): Map<string, number> {
   return new Map(done.stdout.trim().split("\n").map((line) => JSON.parse(line) as [string, number]));
 }
 
+function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return groups;
+}
+
 describe.skipIf(unavailable !== null)("every completion real TRL generates reaches the database once (CPU torch, a tiny model built here)", () => {
   afterAll(async () => {
     await deleteKeys(redisUrl, `${prefix}:*`);
@@ -101,14 +107,14 @@ describe.skipIf(unavailable !== null)("every completion real TRL generates reach
       expect(stored, `${rows.length} rows stored`).toBe(numTokens.at(-1)!.value);
 
       // Every group is whole: groupSize completions of one task.
-      const groups = Map.groupBy(rows, (r) => r.groupId);
+      const groups = groupBy(rows, (r) => r.groupId);
       for (const [groupId, members] of groups) {
         expect(members.length, groupId).toBe(groupSize);
         expect(new Set(members.map((m) => m.taskId)).size, groupId).toBe(1);
       }
       // The generation batch TRL was given, and so the rows per step.
       const trlArgs = JSON.parse(readFileSync(join(jobsDir, (await db.job.findFirstOrThrow({ where: { branchId: base.id, kind: "train" } })).id, "trl-grpo.yaml"), "utf8")) as Record<string, number>;
-      const perStep = Map.groupBy(rows, (r) => r.step);
+      const perStep = groupBy(rows, (r) => r.step);
       const generationsPerStep = (args.per_device_train_batch_size * args.gradient_accumulation_steps) / trlArgs.generation_batch_size!;
       const stepsWithRows = generationsPerStep >= 1 ? Array.from({ length: steps }, (_, i) => i + 1) : Array.from({ length: steps }, (_, i) => i + 1).filter((s) => (s - 1) % (1 / generationsPerStep) === 0);
       expect([...perStep.keys()].sort((a, b) => a - b)).toEqual(stepsWithRows);
