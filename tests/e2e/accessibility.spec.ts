@@ -32,26 +32,26 @@ test("the sign-in page", async ({ page }) => {
   await expectNoSeriousViolations(page, "sign-in");
 });
 
-test("the run, branch, rollouts, compare, approvals, harness and members pages", async ({ page }) => {
-  test.setTimeout(180_000);
-  await signIn(page, seed.users.admin.email);
-  const run = `/runs/${seed.run.id}`;
-  const { base, v1, v2 } = seed.branches;
-  const pages: [string, string, () => Promise<void>][] = [
-    ["run", run, () => expect(page.getByTestId("tree-node-v4")).toBeVisible()],
-    ["branch", `${run}/branches/${v1.id}`, () => expect(page.getByTestId("verdict")).toContainText("main_score_vs_parent")],
-    ["rollouts", `${run}/branches/${v1.id}/rollouts`, () => expect(page.getByTestId("rollout-row").first()).toBeVisible()],
-    ["compare", `${run}/compare?b=${base.id},${v1.id},${v2.id}`, () => expect(page.getByTestId("compare-summary")).toBeVisible()],
-    ["approvals", "/approvals", () => expect(page.getByRole("heading", { name: "Approvals" })).toBeVisible()],
-    ["harness", "/harness", () => expect(page.getByTestId("harness-version").first()).toBeVisible()],
-    ["members", "/settings/members", () => expect(page.getByRole("cell", { name: seed.users.viewer.email })).toBeVisible()],
-  ];
-  for (const [name, path, ready] of pages) {
-    await page.goto(path);
-    await ready();
+// One test per page: axe reads the whole DOM, which takes a while on a loaded machine.
+const PAGES: [string, (s: typeof seed) => string, (page: Page) => Promise<void>][] = [
+  ["run", (s) => `/runs/${s.run.id}`, (page) => expect(page.getByTestId("tree-node-v4")).toBeVisible()],
+  ["branch", (s) => `/runs/${s.run.id}/branches/${s.branches.v1.id}`, (page) => expect(page.getByTestId("verdict")).toContainText("main_score_vs_parent")],
+  ["rollouts", (s) => `/runs/${s.run.id}/branches/${s.branches.v1.id}/rollouts`, (page) => expect(page.getByTestId("rollout-row").first()).toBeVisible()],
+  ["compare", (s) => `/runs/${s.run.id}/compare?b=${s.branches.base.id},${s.branches.v1.id},${s.branches.v2.id}`, (page) => expect(page.getByTestId("compare-summary")).toBeVisible()],
+  ["approvals", () => "/approvals", (page) => expect(page.getByRole("heading", { name: "Approvals" })).toBeVisible()],
+  ["harness", () => "/harness", (page) => expect(page.getByTestId("harness-version").first()).toBeVisible()],
+  ["members", () => "/settings/members", (page) => expect(page.getByRole("cell", { name: seed.users.viewer.email })).toBeVisible()],
+];
+
+for (const [name, path, ready] of PAGES) {
+  test(`the ${name} page`, async ({ page }) => {
+    test.setTimeout(180_000);
+    await signIn(page, seed.users.admin.email);
+    await page.goto(path(seed));
+    await ready(page);
     await expectNoSeriousViolations(page, name);
-  }
-});
+  });
+}
 
 test("the rollout table is a table, and its scroll region is reached from the keyboard", async ({ page }) => {
   await signIn(page, seed.users.viewer.email);
@@ -74,7 +74,7 @@ test("on the run page a skip link, then at most five tab stops, reach the first 
   await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
   await page.keyboard.press("Enter");
   let stops = 0;
-  const inFirstBranch = () => page.evaluate(() => document.activeElement?.closest('[data-testid="tree-node-v0"]') !== null);
+  const inFirstBranch = async () => (await page.getByTestId("tree-node-v0").locator(":focus").count()) > 0;
   while (stops < 5 && !(await inFirstBranch())) {
     await page.keyboard.press("Tab");
     stops++;

@@ -37,7 +37,6 @@ test("the gym demo run: a group side by side from a rollout and from the dead-gr
   }));
   const dead = [0, 1, 2, 3].map((sample) => ({ ...common, taskId: "task-8", groupId: "g-dead", sample, reward: 0, rewardComponents: { correct: 0, format: 0 }, responseTokens: 5, response: "no idea", uid: `dead-${sample}` }));
   await db.rollout.createMany({ data: [...live, ...dead] });
-  await db.metricPoint.create({ data: { branchId: v1.id, step: 30, name: "train/dead_group_ratio", value: 0.5 } });
   const first = await db.rollout.findFirstOrThrow({ where: { branchId: v1.id, uid: "live-0" } });
 
   await signIn(page, seed.users.viewer.email);

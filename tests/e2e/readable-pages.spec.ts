@@ -60,7 +60,8 @@ function longNumbers(text: string): string[] {
 }
 
 async function expectReadable(page: Page) {
-  const text = (await page.locator("main").textContent()) ?? "";
+  // innerText, not textContent: adjacent table cells ("0", "0.200", "1024") must not run together into one number.
+  const text = await page.locator("main").innerText();
   expect(text).not.toContain('{"');
   expect(longNumbers(text)).toEqual([]);
 }

@@ -196,7 +196,7 @@ describe("every model round-trips through the migrated database", () => {
   it("keeps a rollout uid unique per branch, so re-ingest never duplicates", async () => {
     const existing = await db.rollout.findFirstOrThrow({ where: { uid: "1-task-1-0", branch: { run: { name: "swe-gym" } } } });
     const { id: _id, createdAt: _createdAt, ...row } = existing;
-    const again = await db.rollout.createMany({ data: [{ ...row, rewardComponents: {}, trajectory: Prisma.JsonNull, groundTruth: Prisma.JsonNull, testResults: Prisma.JsonNull, extra: Prisma.JsonNull }], skipDuplicates: true });
+    const again = await db.rollout.createMany({ data: [{ ...row, rewardComponents: {}, trajectory: Prisma.JsonNull, groundTruth: Prisma.JsonNull, testResults: Prisma.JsonNull, extra: Prisma.JsonNull, tokens: Prisma.JsonNull }], skipDuplicates: true });
     expect(again.count).toBe(0);
     expect(await db.rollout.count({ where: { branchId: existing.branchId } })).toBe(1);
   });
