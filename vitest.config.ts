@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "tests/loop/**/*.test.ts"],
+          include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts", "tests/loop/**/*.test.ts", "tests/docs/**/*.test.ts"],
           environment: "node",
           // A limit against hangs, not a speed target (those live in `npm run bench`): CI runs the
           // tests with a core held busy, and the real-data tests label thousands of rollouts.
