@@ -39,9 +39,10 @@ export const MATH_DETECTORS: readonly DetectorDefinition[] = [
   {
     id: "math.format_error",
     label: "format_error",
-    version: 1,
+    // v2: a response that is only a number is its own answer (a prompt ending in "Answer:"), no longer a format error.
+    version: 2,
     domains: ["math"],
-    description: "A non-empty response that commits to no final answer (no \\boxed{}, '#### n', 'A: n' or 'the answer is n').",
+    description: "A non-empty response that commits to no final answer (no \\boxed{}, '#### n', 'A: n' or 'the answer is n', and not only a number).",
     when: String.raw`response.matches(r'\S') && final_answer(response) == ''`,
     evidence: "{'tail': tail(response, 160)}",
     cases: {
