@@ -21,7 +21,7 @@ describe("trainer settings in the run config", () => {
   it("takes each adapter's settings and fills their defaults for the job", () => {
     const trl = { dataset: "/data/train.jsonl", rewardFunctions: { brevity: { path: "/rewards.py", name: "brevity" } }, args: { per_device_train_batch_size: 4, bf16: false } };
     expect(issues("trl", trl)).toEqual([]);
-    expect(parseTrainerSettings("trl", trl)).toEqual({ python: "python3", ...trl });
+    expect(parseTrainerSettings("trl", trl)).toEqual({ python: "python3", env: {}, ...trl });
     expect(parseTrainerSettings("verl", { trainFiles: ["/data/a.parquet"] })).toMatchObject({ python: "python3", nnodes: 1, rolloutEngine: "vllm", overrides: {} });
     expect(issues("gym", { stepsPerSecond: 50 })).toEqual([]);
     // A run without settings (an imported run) is still a run; the job wrapper refuses to train without a dataset.

@@ -92,12 +92,13 @@ describe("the Job manifest", () => {
   });
 
   it("fails config and data errors at once and lets disruptions not count against backoffLimit", () => {
-    expect(nonRetriableExitCodes).toEqual([2, 3]);
+    // 2 and 3: configuration and data errors; 126 and 127: the interpreter cannot run (a configuration error).
+    expect(nonRetriableExitCodes).toEqual([2, 3, 126, 127]);
     expect(manifest.spec).toMatchObject({ backoffLimit: 4, activeDeadlineSeconds: 7_200, podReplacementPolicy: "Failed" });
     expect(manifest.spec!.podFailurePolicy).toEqual({
       rules: [
         { action: "Ignore", onPodConditions: [{ type: "DisruptionTarget", status: "True" }] },
-        { action: "FailJob", onExitCodes: { containerName: "trainer", operator: "In", values: [2, 3] } },
+        { action: "FailJob", onExitCodes: { containerName: "trainer", operator: "In", values: [2, 3, 126, 127] } },
       ],
     });
   });
