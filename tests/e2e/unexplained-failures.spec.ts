@@ -46,9 +46,10 @@ test("a draft detector from a cluster of unexplained failures, backtested and re
   // An example rollout is one click away.
   const example = cluster.locator("a.example-rollout").first();
   const uid = (await example.textContent())!.trim();
+  const rolloutId = (await example.getAttribute("href"))!.split("r=")[1];
   await example.click();
   // An imported uid is "<instance id>@<file>:<line>"; the rollout page shows the instance id as its task.
-  await expect(page.getByTestId("rollout-detail")).toContainText(`Rollout ${await example.getAttribute("href").then((h) => h!.split("r=")[1])} · ${uid.split("@")[0]}`);
+  await expect(page.getByTestId("rollout-detail")).toContainText(`Rollout ${rolloutId} · ${uid.split("@")[0]}`);
   await page.goBack();
   await section.getByLabel("Count only labels that separate failed from successful rollouts as explanations").check();
 
