@@ -80,11 +80,14 @@ async function ingestHarnessDetectors(db: Database, runId: string, branchId: str
   return new Set((version?.detectors ?? []).map(({ detector: d }) => `${d.key}@${d.version}`));
 }
 
-/** People's verdicts on one label of a branch's rollouts: the reviews a drafted detector's precision is measured against. */
+/**
+ * People's verdicts on one label of a branch's rollouts: the reviews a drafted detector's precision is
+ * measured against. Read from the reviews themselves, not the labels they mirror onto, so a label no
+ * detector has put on a rollout yet (a reviewer's "missed") counts too; a later review of a rollout
+ * replaces an earlier one.
+ */
 export async function branchLabelVerdicts(db: Database, branchId: string, label: string): Promise<LabelVerdict[]> {
-  const rows = await db.rolloutLabel.findMany({
-    where: { branchId, label, review: { not: null } },
-    select: { review: true, rollout: { select: { uid: true } } },
-  });
-  return rows.map((r) => ({ rolloutUid: r.rollout.uid, label, present: r.review === "confirmed" }));
+  const rows = await db.review.findMany({ where: { branchId, label }, orderBy: { id: "asc" }, select: { verdict: true, rollout: { select: { uid: true } } } });
+  const latest = new Map(rows.map((r) => [r.rollout.uid, r.verdict]));
+  return [...latest].map(([rolloutUid, verdict]) => ({ rolloutUid, label, present: verdict !== "rejected" }));
 }
