@@ -1,3 +1,4 @@
+// test.fixme: written with its feature, but not yet seen passing here (the machine was too loaded for its build to finish); run it, then enable it.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +15,7 @@ const shots = "test-results/screenshots";
 const db = createDatabase(process.env.DATABASE_URL!);
 test.afterAll(() => db.$disconnect());
 
-test("a draft detector from a cluster of unexplained failures, backtested and registered", async ({ page }) => {
+test.fixme("a draft detector from a cluster of unexplained failures, backtested and registered", async ({ page }) => {
   test.setTimeout(600_000);
   const lines = gunzipSync(readFileSync("tests/fixtures/real/mini-swe-agent-gemini-3-pro-dev150.jsonl.gz")).toString("utf8").trim().split("\n");
   // All 150: on fewer resolved ones tool_error's rate among successes is not measured well enough to set it aside.
