@@ -107,6 +107,12 @@ describe("every model round-trips through the migrated database", () => {
     await db.quarantinedLine.create({ data: { runId: run.id, branchId: child.id, jobId: job.id, source: "rollouts/train/step_1.jsonl", lineNumber: 3, reason: "reward: expected number", raw: '{"reward":"x"}' } });
     covered.add("Rollout").add("RolloutLabel").add("LabelStat").add("MetricPoint").add("QuarantinedLine");
 
+    const review = await db.review.create({
+      data: { runId: run.id, branchId: child.id, rolloutId: rollout.id, label: "test_tampering", detectorId: detector.id, flagged: true, verdict: "confirmed", reviewer: "Ada", note: "edits the test", stratum: "flagged", weight: 2.5 },
+    });
+    expect(await db.review.findUniqueOrThrow({ where: { id: review.id } })).toMatchObject({ verdict: "confirmed", flagged: true, weight: 2.5, reviewer: "Ada" });
+    covered.add("Review");
+
     await db.stepStat.create({ data: { branchId: child.id, split: "train", step: 1, rollouts: 1, rewardSum: "1", truncated: 0, responseTokens: 512n, groups: 0, deadGroups: 0 } });
     await db.stepGroupStat.create({ data: { branchId: child.id, split: "train", step: 1, groupId: "task-1@1", rollouts: 1, minReward: 1, maxReward: 1 } });
     expect((await db.stepStat.findUniqueOrThrow({ where: { branchId_split_step: { branchId: child.id, split: "train", step: 1 } } })).rewardSum.toString()).toBe("1");
