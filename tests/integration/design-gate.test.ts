@@ -58,7 +58,8 @@ describe("a design-gated run trains a round only once a person approves one of i
       // Round 1 waits: its candidate and its controls are proposed and nothing trains.
       const first = await proposedRound(1);
       const candidate = first.find((b) => b.kind === "candidate")!;
-      expect(first.filter((b) => b.kind === "control")).toHaveLength(2);
+      // A parent no round has measured gets the larger set of seed replicates.
+      expect(first.filter((b) => b.kind === "control")).toHaveLength(config.search.newParentControlReplicates);
       expect(first.flatMap((b) => b.jobs)).toEqual([]);
       const waiting = await db.event.findFirstOrThrow({ where: { branchId: candidate.id, type: "awaiting_decision" } });
       expect(waiting.payload).toMatchObject({ stage: "design", reasons: ["the policy gates after design"] });
@@ -75,7 +76,8 @@ describe("a design-gated run trains a round only once a person approves one of i
       await api.decision.veto({ branchId: vetoed.id, reason: "the same factor again" });
       await until("the run finished", async () => ["completed", "failed"].includes((await db.run.findUniqueOrThrow({ where: { id: runId } })).status));
       const after = await round(2);
-      expect(after.map((b) => `${b.kind} ${b.status} ${b.jobs.length} job(s)`)).toEqual(["candidate vetoed 0 job(s)", "control cancelled 0 job(s)", "control cancelled 0 job(s)"]);
+      const replicates = vetoed.parentId === baseBranchId ? config.search.controlReplicates : config.search.newParentControlReplicates;
+      expect(after.map((b) => `${b.kind} ${b.status} ${b.jobs.length} job(s)`)).toEqual(["candidate vetoed 0 job(s)", ...Array(replicates).fill("control cancelled 0 job(s)")]);
       expect(await db.decision.findMany({ where: { branchId: { in: [candidate.id, vetoed.id] } }, select: { stage: true, kind: true, userId: true }, orderBy: { createdAt: "asc" } })).toEqual([
         { stage: "design", kind: "approve", userId: approver.id },
         expect.objectContaining({ stage: "completion", userId: null }),
