@@ -1,13 +1,11 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { TRPCError } from "@trpc/server";
 import { appRouter } from "@evotrainer/api";
 import { importJob } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { seedDashboard } from "../support/dashboard-seed.ts";
-import { apiHarness } from "../support/api-harness.ts";
+import { apiHarness, httpStatusOf } from "../support/api-harness.ts";
 
 // A database of its own: other files count rows of the shared one, and this one seeds several runs.
 const redisUrl = inject("redisUrl");
@@ -23,15 +21,6 @@ function call(caller: ReturnType<typeof callerAs>, path: string, input?: unknown
   return fn(input);
 }
 
-async function httpStatusOf(promise: Promise<unknown>): Promise<number> {
-  try {
-    await promise;
-    return 200;
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    return getHTTPStatusCodeFromError(error);
-  }
-}
 
 let seed: Awaited<ReturnType<typeof seedDashboard>>;
 

@@ -3,10 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { TRPCError } from "@trpc/server";
 import { createLocalUser, LOCAL_ADMIN_EMAIL } from "@evotrainer/api";
-import { apiHarness } from "../support/api-harness.ts";
+import { apiHarness, httpStatusOf } from "../support/api-harness.ts";
 import { seedDashboard, SEED_PASSWORD } from "../support/dashboard-seed.ts";
 import { CLI } from "../support/cli.ts";
 
@@ -23,15 +21,6 @@ const cli = (...args: string[]) =>
     encoding: "utf8",
   });
 
-async function httpStatusOf(promise: Promise<unknown>): Promise<number> {
-  try {
-    await promise;
-    return 200;
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    return getHTTPStatusCodeFromError(error);
-  }
-}
 
 let a: Awaited<ReturnType<typeof seedDashboard>>;
 let b: Awaited<ReturnType<typeof seedDashboard>>;

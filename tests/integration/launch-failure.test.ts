@@ -2,46 +2,28 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue } from "bullmq";
-import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
-import { gymAdapter, trlAdapter, verlAdapter } from "@evotrainer/adapters";
 import { runConfigSchema } from "@evotrainer/core";
-import { createDatabase, createRun } from "@evotrainer/db";
-import { LabelerPool } from "@evotrainer/db/ingest";
-import { createTestDatabase } from "@evotrainer/db/testing";
-import { RuleBasedProposer } from "@evotrainer/proposers";
-import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
+import { createRun } from "@evotrainer/db";
+import { QueueName } from "@evotrainer/queue";
 import { ExecutorPool } from "../../apps/worker/src/executors/executor-pool.ts";
-import type { LoopDeps } from "../../apps/worker/src/loop/deps.ts";
 import { dispatch } from "../../apps/worker/src/loop/dispatch.ts";
-import { HarnessCache } from "../../apps/worker/src/loop/harness-cache.ts";
-import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { loopHarness } from "../support/loop-harness.ts";
 
 // A job whose launch always throws: the local executor's jobs folder is a file, so creating the job's
 // directory fails (the issue met it as a job directory made unwritable mid-run). Each dispatch is the
 // real step, called as the queue calls it; nothing is mocked.
-const database = await createTestDatabase(inject("databaseUrl"));
 const redisUrl = inject("redisUrl");
-const prefix = testPrefix();
+const harness = await loopHarness(inject("databaseUrl"), redisUrl);
+const { db, prefix } = harness;
 const dir = mkdtempSync(join(tmpdir(), "evo-launch-failure-"));
 const notADirectory = join(dir, "jobs");
 writeFileSync(notADirectory, "a file where the jobs folder should be\n");
-const db = createDatabase(database.url);
-const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-const connection = createProducerConnection(redisUrl);
-const producer = new Producer(connection, prefix);
-const labelers = new LabelerPool(1);
 
 describe("a job that cannot launch does not loop", () => {
   afterAll(async () => {
-    await labelers.close();
-    await producer.close();
-    connection.disconnect();
-    await deleteKeys(redisUrl, `${prefix}:*`);
-    await pool.end();
-    await db.$disconnect();
-    await database.drop();
+    await harness.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -50,20 +32,7 @@ describe("a job that cannot launch does not loop", () => {
     const config = runConfigSchema.parse({ ...(parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, unknown>), name: "cannot launch" });
     const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
     const executors = new ExecutorPool(db, notADirectory, process.env, () => {});
-    const deps: LoopDeps = {
-      db,
-      pool,
-      producer,
-      executors,
-      adapters: { gym: gymAdapter(), verl: verlAdapter(), trl: trlAdapter() },
-      proposerFor: (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }),
-      harnesses: new HarnessCache(db),
-      labelers,
-      log: () => {},
-      monitorEveryMs: 1_000,
-      heartbeatStaleMs: 60_000,
-      failpoint: async () => {},
-    };
+    const deps = harness.depsWith(executors);
     try {
       const answers: string[] = [];
       // The queue and the reconciler would call dispatch again and again; it must stop answering "retry".

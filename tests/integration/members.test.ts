@@ -2,9 +2,8 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { TRPCError } from "@trpc/server";
-import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { verifyPassword } from "@evotrainer/api";
-import { apiHarness } from "../support/api-harness.ts";
+import { apiHarness, httpStatusOf } from "../support/api-harness.ts";
 import { SEED_PASSWORD, seedDashboard } from "../support/dashboard-seed.ts";
 import { CLI } from "../support/cli.ts";
 
@@ -17,15 +16,6 @@ const as = (userId: string | null) => harness.callerAs({ userId });
 const anonymous = () => as(null);
 const tokenOf = (path: string) => path.split("/").at(-1)!;
 
-async function statusOf(promise: Promise<unknown>): Promise<number> {
-  try {
-    await promise;
-    return 200;
-  } catch (error) {
-    if (!(error instanceof TRPCError)) throw error;
-    return getHTTPStatusCodeFromError(error);
-  }
-}
 
 async function passwordWorks(userId: string, password: string): Promise<boolean> {
   const account = await db.account.findFirstOrThrow({ where: { userId, providerId: "credential" } });
@@ -76,17 +66,17 @@ describe("invitations", () => {
     await db.invitation.update({ where: { id: invited.invitationId }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const token = tokenOf(invited.path);
     await expect(anonymous().member.invitation({ token })).rejects.toMatchObject({ code: "UNAUTHORIZED", message: expect.stringContaining("expired: ask an admin for a new one") });
-    expect(await statusOf(anonymous().member.acceptInvitation({ token, name: "Late", password: "a long enough password" }))).toBe(401);
+    expect(await httpStatusOf(anonymous().member.acceptInvitation({ token, name: "Late", password: "a long enough password" }))).toBe(401);
     expect(await db.user.count({ where: { email: "late@example.test" } })).toBe(0);
   });
 
   it("a newer invitation replaces the older link, and a made-up or missing token is 401", async () => {
     const first = await as(seed.users.admin.id).member.invite({ organizationId: orgId, email: "twice@example.test", role: "viewer" });
     const second = await as(seed.users.admin.id).member.invite({ organizationId: orgId, email: "twice@example.test", role: "approver" });
-    expect(await statusOf(anonymous().member.invitation({ token: tokenOf(first.path) }))).toBe(401);
+    expect(await httpStatusOf(anonymous().member.invitation({ token: tokenOf(first.path) }))).toBe(401);
     expect((await anonymous().member.invitation({ token: tokenOf(second.path) })).role).toBe("approver");
-    expect(await statusOf(anonymous().member.acceptInvitation({ token: "evi_made-up", name: "x", password: "a long enough password" }))).toBe(401);
-    expect(await statusOf(anonymous().member.acceptInvitation({ name: "x", password: "a long enough password" } as never))).toBe(401);
+    expect(await httpStatusOf(anonymous().member.acceptInvitation({ token: "evi_made-up", name: "x", password: "a long enough password" }))).toBe(401);
+    expect(await httpStatusOf(anonymous().member.acceptInvitation({ name: "x", password: "a long enough password" } as never))).toBe(401);
   });
 
   it("a short password is refused before anything is created, and the link still works after", async () => {
@@ -99,8 +89,8 @@ describe("invitations", () => {
 
   it("refuses inviting an existing member, and anyone but an admin", async () => {
     await expect(as(seed.users.admin.id).member.invite({ organizationId: orgId, email: seed.users.viewer.email, role: "admin" })).rejects.toMatchObject({ code: "CONFLICT" });
-    expect(await statusOf(as(seed.users.approver.id).member.invite({ organizationId: orgId, email: "x@example.test", role: "admin" }))).toBe(403);
-    expect(await statusOf(as(seed.users.viewer.id).member.invite({ organizationId: orgId, email: "x@example.test", role: "viewer" }))).toBe(403);
+    expect(await httpStatusOf(as(seed.users.approver.id).member.invite({ organizationId: orgId, email: "x@example.test", role: "admin" }))).toBe(403);
+    expect(await httpStatusOf(as(seed.users.viewer.id).member.invite({ organizationId: orgId, email: "x@example.test", role: "viewer" }))).toBe(403);
     expect(await db.invitation.count({ where: { email: "x@example.test" } })).toBe(0);
   });
 });
@@ -120,7 +110,7 @@ describe("roles and removal", () => {
     const admin = as(other.users.admin.id);
     expect(await admin.member.changeRole({ organizationId: other.org.id, userId: other.users.viewer.id, role: "approver" })).toMatchObject({ from: "viewer", to: "approver" });
     expect((await as(other.users.viewer.id).run.byId({ runId: other.run.id })).role).toBe("approver");
-    expect(await statusOf(as(other.users.approver.id).member.changeRole({ organizationId: other.org.id, userId: other.users.viewer.id, role: "admin" }))).toBe(403);
+    expect(await httpStatusOf(as(other.users.approver.id).member.changeRole({ organizationId: other.org.id, userId: other.users.viewer.id, role: "admin" }))).toBe(403);
   });
 
   it("the last admin can be neither demoted nor removed; with a second admin, they can", async () => {
@@ -144,10 +134,10 @@ describe("roles and removal", () => {
     const key = await as(viewerId).apiKey.create({ name: "laptop" });
     await db.session.create({ data: { userId: viewerId, token: `session-${viewerId}`, expiresAt: new Date(Date.now() + 3_600_000) } });
     expect(await as(other.users.admin.id).member.remove({ organizationId: other.org.id, userId: viewerId })).toEqual({ userId: viewerId, email: other.users.viewer.email });
-    expect(await statusOf(as(viewerId).run.byId({ runId: other.run.id }))).toBe(404);
+    expect(await httpStatusOf(as(viewerId).run.byId({ runId: other.run.id }))).toBe(404);
     expect(await db.session.count({ where: { userId: viewerId } })).toBe(0);
     const keyed = harness.callerAs({ headers: new Headers({ authorization: `Bearer ${key.key}` }) });
-    expect(await statusOf(keyed.run.list())).toBe(401);
+    expect(await httpStatusOf(keyed.run.list())).toBe(401);
     await expect(as(other.users.admin.id).member.remove({ organizationId: other.org.id, userId: viewerId })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });
@@ -169,13 +159,13 @@ describe("password reset by link", () => {
     expect(lockoutsLifted).toEqual([seed.users.approver.email]);
     expect(await passwordWorks(approverId, "a brand new password")).toBe(true);
     expect(await db.session.count({ where: { userId: approverId } })).toBe(0);
-    expect(await statusOf(anonymous().member.completePasswordReset({ token, password: "yet another password" }))).toBe(401);
+    expect(await httpStatusOf(anonymous().member.completePasswordReset({ token, password: "yet another password" }))).toBe(401);
     expect(await passwordWorks(approverId, "a brand new password")).toBe(true);
 
     const late = await as(seed.users.admin.id).member.createPasswordReset({ organizationId: orgId, userId: approverId });
     await db.verification.updateMany({ where: { value: approverId }, data: { expiresAt: new Date(Date.now() - 1000) } });
     await expect(anonymous().member.completePasswordReset({ token: tokenOf(late.path), password: "a long enough password" })).rejects.toMatchObject({ message: expect.stringContaining("expired") });
-    expect(await statusOf(as(seed.users.approver.id).member.createPasswordReset({ organizationId: orgId, userId: seed.users.viewer.id }))).toBe(403);
+    expect(await httpStatusOf(as(seed.users.approver.id).member.createPasswordReset({ organizationId: orgId, userId: seed.users.viewer.id }))).toBe(403);
   });
 });
 
@@ -259,12 +249,12 @@ describe("credentials stay with the person and the organizations they belong to"
     const key = await as(approverId).apiKey.create({ name: "laptop" });
     // A caller per request, as the server makes one: a context resolves its principal once.
     const keyed = () => harness.callerAs({ headers: new Headers({ authorization: `Bearer ${key.key}` }) });
-    expect(await statusOf(keyed().run.list())).toBe(200);
+    expect(await httpStatusOf(keyed().run.list())).toBe(200);
     await db.session.create({ data: { userId: approverId, token: `session-reset-${approverId}`, expiresAt: new Date(Date.now() + 3_600_000) } });
     const reset = await as(other.users.admin.id).member.createPasswordReset({ organizationId: other.org.id, userId: approverId });
     await anonymous().member.completePasswordReset({ token: tokenOf(reset.path), password: "a brand new password" });
     expect(await db.session.count({ where: { userId: approverId } })).toBe(0);
-    expect(await statusOf(keyed().run.list())).toBe(401);
+    expect(await httpStatusOf(keyed().run.list())).toBe(401);
   });
 
   it("a removed member's share links are revoked, in that organization only", async () => {
@@ -272,9 +262,9 @@ describe("credentials stay with the person and the organizations they belong to"
     const approverId = other.users.approver.id;
     const link = await as(approverId).shareLink.create({ runId: other.run.id });
     const shared = () => harness.callerAs({ shareToken: link.token });
-    expect(await statusOf(shared().run.byId({ runId: other.run.id }))).toBe(200);
+    expect(await httpStatusOf(shared().run.byId({ runId: other.run.id }))).toBe(200);
     await as(other.users.admin.id).member.remove({ organizationId: other.org.id, userId: approverId });
-    expect(await statusOf(shared().run.byId({ runId: other.run.id }))).toBe(401);
+    expect(await httpStatusOf(shared().run.byId({ runId: other.run.id }))).toBe(401);
     expect((await db.shareLink.findUniqueOrThrow({ where: { id: link.id } })).revokedAt).not.toBeNull();
   });
 });
@@ -337,7 +327,7 @@ describe("decision guard rails", () => {
     const first = await as(other.users.approver.id).decision.approve({ branchId, reason: "clean win" });
     const second = await as(other.users.admin.id).decision.approve({ branchId, reason: "clean win" });
     expect(second).toEqual({ decisionId: first.decisionId, status: "awaiting_decision", enqueued: false, alreadyDecided: true });
-    expect(await statusOf(as(other.users.admin.id).decision.veto({ branchId, reason: "no" }))).toBe(409);
+    expect(await httpStatusOf(as(other.users.admin.id).decision.veto({ branchId, reason: "no" }))).toBe(409);
     expect(await db.decision.count({ where: { branchId } })).toBe(1);
   });
 });
@@ -348,7 +338,7 @@ describe("overriding the policy's veto", () => {
     const branchId = other.branches.v3.id; // rejected by its gate
     const veto = await db.decision.create({ data: { branchId, stage: "completion", kind: "veto", actorType: "policy", reason: "validity_limit: test_tampering 0.052 over 0.05" } });
 
-    expect(await statusOf(as(other.users.viewer.id).decision.overrideVeto({ branchId, reason: "worth it" }))).toBe(403);
+    expect(await httpStatusOf(as(other.users.viewer.id).decision.overrideVeto({ branchId, reason: "worth it" }))).toBe(403);
     await expect(as(other.users.approver.id).decision.overrideVeto({ branchId, reason: " " })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("needs a reason") });
     expect(await db.decision.count({ where: { branchId } })).toBe(1);
 

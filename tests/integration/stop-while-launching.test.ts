@@ -1,38 +1,25 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
-import { gymAdapter, trlAdapter, verlAdapter } from "@evotrainer/adapters";
-import { appRouter, createCallerFactory, createContext, createLocalUser } from "@evotrainer/api";
+import { createLocalUser } from "@evotrainer/api";
 import { runConfigSchema } from "@evotrainer/core";
-import { createDatabase, createRun } from "@evotrainer/db";
-import { LabelerPool } from "@evotrainer/db/ingest";
-import { createTestDatabase } from "@evotrainer/db/testing";
+import { createRun } from "@evotrainer/db";
 import type { Executor, JobHandle } from "@evotrainer/executors";
-import { RuleBasedProposer } from "@evotrainer/proposers";
-import { createProducerConnection, Producer } from "@evotrainer/queue";
 import { ExecutorPool } from "../../apps/worker/src/executors/executor-pool.ts";
 import { stopRun } from "../../apps/worker/src/loop/control-run.ts";
-import type { LoopDeps } from "../../apps/worker/src/loop/deps.ts";
 import { dispatch } from "../../apps/worker/src/loop/dispatch.ts";
-import { HarnessCache } from "../../apps/worker/src/loop/harness-cache.ts";
-import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { loopHarness } from "../support/loop-harness.ts";
 
 // A stop that lands while a branch's trainer is being launched: the process is started, but its job
 // row does not name it yet. The real dispatch and stop steps run here on a real local executor, and
 // the launch is held between the two moments by a gate (no sleep), so the race is hit every time.
 // CI met it as a trainer that outlived its stopped run and wrote into a removed directory.
-const database = await createTestDatabase(inject("databaseUrl"));
 const redisUrl = inject("redisUrl");
-const prefix = testPrefix();
+const harness = await loopHarness(inject("databaseUrl"), redisUrl);
+const { db, prefix } = harness;
 const jobsDir = mkdtempSync(join(tmpdir(), "evo-stop-launch-"));
-const db = createDatabase(database.url);
-const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-const connection = createProducerConnection(redisUrl);
-const producer = new Producer(connection, prefix);
-const labelers = new LabelerPool(1);
 
 /** Whether any process of the group lives (a zombie, exited but not yet reaped, does not): read here from /proc, not by the executor's own check. */
 function processGroupAlive(pgid: number): boolean {
@@ -73,13 +60,7 @@ function gatedExecutors(real: ExecutorPool) {
 
 describe("a run stopped while its trainer launches leaves no trainer running", () => {
   afterAll(async () => {
-    await labelers.close();
-    await producer.close();
-    connection.disconnect();
-    await deleteKeys(redisUrl, `${prefix}:*`);
-    await pool.end();
-    await db.$disconnect();
-    await database.drop();
+    await harness.close();
     rmSync(jobsDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
@@ -93,24 +74,11 @@ describe("a run stopped while its trainer launches leaves no trainer running", (
     });
     const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
     const approver = await createLocalUser(db, { email: `${prefix}@example.test`, name: "Approver", password: "correct horse battery staple", organizationId: org.id, role: "approver" });
-    const api = createCallerFactory(appRouter)(createContext({ db, headers: new Headers(), producer: () => producer, sessionUserId: async () => approver.id }));
+    const api = harness.callerAs({ userId: approver.id });
 
     const real = new ExecutorPool(db, jobsDir, process.env, () => {});
     const { executors, launched, release } = gatedExecutors(real);
-    const deps: LoopDeps = {
-      db,
-      pool,
-      producer,
-      executors,
-      adapters: { gym: gymAdapter(), verl: verlAdapter(), trl: trlAdapter() },
-      proposerFor: (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }),
-      harnesses: new HarnessCache(db),
-      labelers,
-      log: () => {},
-      monitorEveryMs: 1_000,
-      heartbeatStaleMs: 60_000,
-      failpoint: async () => {},
-    };
+    const deps = harness.depsWith(executors);
 
     const dispatched = dispatch(deps, { runId, branchId: baseBranchId });
     const handle = await launched;

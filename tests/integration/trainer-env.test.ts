@@ -1,45 +1,26 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
-import { gymAdapter, trlAdapter, verlAdapter } from "@evotrainer/adapters";
 import { runConfigSchema } from "@evotrainer/core";
-import { createDatabase, createRun } from "@evotrainer/db";
-import { LabelerPool } from "@evotrainer/db/ingest";
-import { createTestDatabase } from "@evotrainer/db/testing";
-import { RuleBasedProposer } from "@evotrainer/proposers";
-import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
+import { createRun } from "@evotrainer/db";
 import { ExecutorPool } from "../../apps/worker/src/executors/executor-pool.ts";
-import type { LoopDeps } from "../../apps/worker/src/loop/deps.ts";
 import { dispatch } from "../../apps/worker/src/loop/dispatch.ts";
-import { HarnessCache } from "../../apps/worker/src/loop/harness-cache.ts";
-import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { loopHarness } from "../support/loop-harness.ts";
 
 // trainer.env through the real dispatch step and the local executor: the job's "python" is a script
 // that writes the environment it was started with, so what the trainer would see is read back.
-const database = await createTestDatabase(inject("databaseUrl"));
 const redisUrl = inject("redisUrl");
-const prefix = testPrefix();
+const harness = await loopHarness(inject("databaseUrl"), redisUrl);
+const { db, prefix } = harness;
 const dir = mkdtempSync(join(tmpdir(), "evo-trainer-env-"));
 const python = join(dir, "python");
 writeFileSync(python, "#!/bin/sh\nenv > seen-env.txt\n", { mode: 0o755 });
-const db = createDatabase(database.url);
-const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-const connection = createProducerConnection(redisUrl);
-const producer = new Producer(connection, prefix);
-const labelers = new LabelerPool(1);
 
 describe("trainer.env reaches the job's process", () => {
   afterAll(async () => {
-    await labelers.close();
-    await producer.close();
-    connection.disconnect();
-    await deleteKeys(redisUrl, `${prefix}:*`);
-    await pool.end();
-    await db.$disconnect();
-    await database.drop();
+    await harness.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -52,20 +33,7 @@ describe("trainer.env reaches the job's process", () => {
     };
     const executors = new ExecutorPool(db, join(dir, "jobs"), process.env, () => {});
     const logged: string[] = [];
-    const deps: LoopDeps = {
-      db,
-      pool,
-      producer,
-      executors,
-      adapters: { gym: gymAdapter(), verl: verlAdapter(), trl: trlAdapter() },
-      proposerFor: (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }),
-      harnesses: new HarnessCache(db),
-      labelers,
-      log: (line) => logged.push(line),
-      monitorEveryMs: 60_000,
-      heartbeatStaleMs: 60_000,
-      failpoint: async () => {},
-    };
+    const deps = harness.depsWith(executors, { log: (line) => logged.push(line), monitorEveryMs: 60_000 });
     const secret = `hf_${prefix}_secret`;
     process.env.EVO_TEST_HF_TOKEN = secret;
     try {

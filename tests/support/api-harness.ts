@@ -1,3 +1,5 @@
+import { TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { appRouter, createCallerFactory, createContext, type ContextDeps } from "@evotrainer/api";
 import { createDatabase } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
@@ -35,4 +37,15 @@ export async function apiHarness(serverUrl: string, redisUrl: string) {
       await database.drop();
     },
   };
+}
+
+/** The HTTP status a client would see for a procedure call: 200, or the status its TRPCError maps to. */
+export async function httpStatusOf(promise: Promise<unknown>): Promise<number> {
+  try {
+    await promise;
+    return 200;
+  } catch (error) {
+    if (!(error instanceof TRPCError)) throw error;
+    return getHTTPStatusCodeFromError(error);
+  }
 }
