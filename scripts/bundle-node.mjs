@@ -8,7 +8,7 @@
 // of the CLI is a chunk loaded on demand, so `--version` loads a few kilobytes. Files read beside a
 // source file (`new URL("./x.py", import.meta.url)`) are read from the checkout, where they live.
 import { build } from "esbuild";
-import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -42,6 +42,28 @@ const optionalNative = {
   },
 };
 
+/**
+ * Prisma ships its query compiler as a 4.5 MB JavaScript string of base64, which every start parsed
+ * (about a tenth of `evotrainer status`). The bundle keeps it as a binary file beside the chunks and
+ * reads it when the client is first used; the client still receives the base64 it expects.
+ */
+function prismaWasmFile(outdir) {
+  return {
+    name: "prisma-wasm-file",
+    setup(b) {
+      b.onLoad({ filter: /query_compiler_fast_bg\.postgresql\.wasm-base64\.mjs$/ }, async (args) => {
+        const { wasm } = await import(pathToFileURL(args.path).href);
+        mkdirSync(outdir, { recursive: true });
+        writeFileSync(join(outdir, "query-compiler.wasm"), Buffer.from(wasm, "base64"));
+        return {
+          contents: 'import { readFileSync } from "node:fs";\nexport const wasm = readFileSync(new URL("./query-compiler.wasm", __evoBundleUrl)).toString("base64");\n',
+          loader: "js",
+        };
+      });
+    },
+  };
+}
+
 /** Builds `app` (a folder with src/main.ts) into app/dist: an entry, the label thread, and a chunk per command. */
 export async function bundle(app) {
   // Built beside, then swapped in: a program starting from dist, or a second build at the same time
@@ -74,7 +96,7 @@ export async function bundle(app) {
       ].join("\n"),
     },
     define: { EVO_BUNDLE_URL: "__evoBundleUrl" },
-    plugins: [sourceUrls, optionalNative],
+    plugins: [sourceUrls, optionalNative, prismaWasmFile(fresh)],
   }).catch((error) => {
     rmSync(fresh, { recursive: true, force: true });
     throw error;

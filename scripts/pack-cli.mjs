@@ -20,8 +20,8 @@ const rootPackage = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
 const staging = mkdtempSync(join(tmpdir(), "evotrainer-pack-"));
 try {
   cpSync(join(cli, "bin"), join(staging, "bin"), { recursive: true });
-  // The JavaScript only: source maps point at a checkout the user does not have.
-  for (const file of readdirSync(join(cli, "dist")).filter((name) => name.endsWith(".js"))) cpSync(join(cli, "dist", file), join(staging, "dist", file));
+  // The JavaScript and the query compiler's WebAssembly; source maps point at a checkout the user does not have.
+  for (const file of readdirSync(join(cli, "dist")).filter((name) => /\.(js|wasm)$/.test(name))) cpSync(join(cli, "dist", file), join(staging, "dist", file));
   const manifest = {
     name: "evotrainer",
     version: source.version,
