@@ -90,6 +90,14 @@ describe("label review", () => {
     // 11 true flags; 1 miss in 30 of 48 unflagged rollouts stands for 1.6 misses.
     expect(truncated.recall!.recall).toBeCloseTo(11 / (11 + 1.6), 9);
     expect(truncated.recallReviewed).toBe(30);
+    // On each branch it labelled: its flags there, as a recount of the branch's labels finds them.
+    expect(truncated.branches.length).toBeGreaterThan(0);
+    expect(truncated.branches.reduce((n, b) => n + b.flagged, 0)).toBe(await db.rolloutLabel.count({ where: { detectorId: truncated.detectorId, rollout: { runId: a.run.id, split: { not: "sealed" } } } }));
+    for (const b of truncated.branches) {
+      const labelled = await db.rolloutLabel.count({ where: { detectorId: truncated.detectorId, rollout: { branchId: b.branchId, split: { not: "sealed" } } } });
+      expect(b.flagged, `v${b.version}`).toBe(labelled);
+      expect(b.rollouts).toBeGreaterThanOrEqual(b.flagged);
+    }
     const detail = await approver.rollout.byId({ rolloutId: firstFlagged.rolloutId });
     expect(detail.labels.find((l) => l.label === "truncated")!.quality).toMatch(/^truncated · precision 0\.92 \[0\.\d\d, 0\.\d\d\] · 12 reviewed$/);
     expect(detail.reviews.find((r) => r.label === "truncated")).toMatchObject({ verdict: "rejected", note: "cut at a sentence end" });

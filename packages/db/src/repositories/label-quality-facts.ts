@@ -1,4 +1,4 @@
-import { detectorQuality, gatePolicySchema, reviewQueue, type DetectorQuality, type FlagCounts, type LabelTrust, type ReviewFact, type ReviewQueueItem } from "@evotrainer/core";
+import { detectorQuality, gatePolicySchema, informativeness, reviewQueue, type DetectorQuality, type FlagCounts, type Informativeness, type LabelTrust, type ReviewFact, type ReviewQueueItem } from "@evotrainer/core";
 import type { Tx } from "./events.ts";
 
 /** A detector of the harness version whose quality is measured. */
@@ -31,21 +31,54 @@ const RAN_ON = `FROM "LabelStat" s
   LEFT JOIN "RolloutLabel" l ON l."rolloutId" = r.id AND l."detectorId" = s."detectorId"
   WHERE s."detectorId" = ANY($2) AND s.split <> 'sealed'`;
 
-/** Per detector: its flags among failed and successful rollouts (reward under / at least the threshold). */
-async function outcomesOf(db: Tx, runId: string, detectorIds: string[], successThreshold: number): Promise<Map<string, FlagCounts>> {
-  const rows = await db.$queryRawUnsafe<{ detectorId: string; succeeded: boolean; n: number; flagged: number }[]>(
-    `SELECT s."detectorId", (r.reward >= $3) AS succeeded, count(*)::int AS n, count(l.id)::int AS flagged ${RAN_ON} GROUP BY 1, 2`,
+const noFlags = (): FlagCounts => ({ flaggedFailed: 0, failed: 0, flaggedSucceeded: 0, succeeded: 0 });
+
+/** One branch's flags of a detector: how it fires there and whether it separates failure from success. */
+export interface BranchFiring {
+  branchId: string;
+  version: number;
+  rollouts: number;
+  flagged: number;
+  informativeness: Informativeness;
+}
+
+/**
+ * Per detector: its flags among failed and successful rollouts (reward under / at least the
+ * threshold), over the run and per branch, so a detector that harness evolution added can be watched
+ * on the branches that came after it.
+ */
+async function outcomesOf(db: Tx, runId: string, detectorIds: string[], successThreshold: number) {
+  const rows = await db.$queryRawUnsafe<{ detectorId: string; branchId: string; version: number; succeeded: boolean; n: number; flagged: number }[]>(
+    `SELECT s."detectorId", b.id AS "branchId", b.version, (r.reward >= $3) AS succeeded, count(*)::int AS n, count(l.id)::int AS flagged ${RAN_ON} GROUP BY 1, 2, 3, 4`,
     runId,
     detectorIds,
     successThreshold,
   );
-  const counts = new Map(detectorIds.map((id) => [id, { flaggedFailed: 0, failed: 0, flaggedSucceeded: 0, succeeded: 0 }]));
+  const runCounts = new Map(detectorIds.map((id) => [id, noFlags()]));
+  const branchCounts = new Map(detectorIds.map((id) => [id, new Map<string, { version: number; counts: FlagCounts }>()]));
   for (const r of rows) {
-    const c = counts.get(r.detectorId)!;
-    if (r.succeeded) Object.assign(c, { flaggedSucceeded: r.flagged, succeeded: r.n });
-    else Object.assign(c, { flaggedFailed: r.flagged, failed: r.n });
+    const perBranch = branchCounts.get(r.detectorId)!;
+    const branch = perBranch.get(r.branchId) ?? perBranch.set(r.branchId, { version: r.version, counts: noFlags() }).get(r.branchId)!;
+    for (const c of [runCounts.get(r.detectorId)!, branch.counts]) {
+      if (r.succeeded) Object.assign(c, { flaggedSucceeded: c.flaggedSucceeded + r.flagged, succeeded: c.succeeded + r.n });
+      else Object.assign(c, { flaggedFailed: c.flaggedFailed + r.flagged, failed: c.failed + r.n });
+    }
   }
-  return counts;
+  const branches = new Map(
+    detectorIds.map((id) => [
+      id,
+      [...branchCounts.get(id)!.entries()]
+        .map(([branchId, { version, counts }]): BranchFiring => ({
+          branchId,
+          version,
+          rollouts: counts.failed + counts.succeeded,
+          flagged: counts.flaggedFailed + counts.flaggedSucceeded,
+          informativeness: informativeness(counts),
+        }))
+        .sort((a, b) => a.version - b.version),
+    ]),
+  );
+  return { runCounts, branches };
 }
 
 /** The run's reviews of the detectors, as the quality summary reads them. */
@@ -57,7 +90,11 @@ async function reviewFactsOf(db: Tx, runId: string, detectorIds: string[]): Prom
 }
 
 /** Quality of each detector of the harness version, from the run's reviews and rollouts. */
-export async function runLabelQuality(db: Tx, runId: string, harnessVersionId?: string): Promise<{ harness: { id: string; version: number } | null; detectors: (DetectorQuality & { detector: ReviewedDetector })[] }> {
+export async function runLabelQuality(
+  db: Tx,
+  runId: string,
+  harnessVersionId?: string,
+): Promise<{ harness: { id: string; version: number } | null; detectors: (DetectorQuality & { detector: ReviewedDetector; branches: BranchFiring[] })[] }> {
   const harness = await reviewHarness(db, runId, harnessVersionId);
   if (!harness) return { harness: null, detectors: [] };
   const ids = harness.detectors.map((d) => d.id);
@@ -65,10 +102,10 @@ export async function runLabelQuality(db: Tx, runId: string, harnessVersionId?: 
   return {
     harness: { id: harness.id, version: harness.version },
     detectors: harness.detectors.map((d) => {
-      const o = outcomes.get(d.id)!;
+      const o = outcomes.runCounts.get(d.id)!;
       const flagged = o.flaggedFailed + o.flaggedSucceeded;
       const quality = detectorQuality({ detectorId: d.id, label: d.label, flagged, unflagged: o.failed + o.succeeded - flagged, reviews: reviews.get(d.id)!, outcomes: o });
-      return { ...quality, detector: d };
+      return { ...quality, detector: d, branches: outcomes.branches.get(d.id)! };
     }),
   };
 }

@@ -7,6 +7,8 @@ import { QueryState } from "../query-state";
 const two = (x: number) => x.toFixed(2);
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
 const interval = ([lo, hi]: [number, number]) => `[${two(lo)}, ${two(hi)}]`;
+const separatesText = (separates: "none" | "failures" | "successes") =>
+  separates === "none" ? "does not separate failure from success" : separates === "failures" ? "marks failures" : "marks successes";
 
 /** Per detector of a run's harness version: reviewed precision, estimated recall and informativeness. */
 export function QualityTable({ runId, harnessVersionId }: { runId: string; harnessVersionId: string }) {
@@ -25,6 +27,7 @@ export function QualityTable({ runId, harnessVersionId }: { runId: string; harne
               <th>Flag rate: failed / successful</th>
               <th>Difference (95%)</th>
               <th>Informativeness</th>
+              <th>On each branch it labelled: flag rate, separates</th>
             </tr>
           </thead>
           <tbody>
@@ -44,7 +47,16 @@ export function QualityTable({ runId, harnessVersionId }: { runId: string; harne
                   {two(q.informativeness.difference)} {interval(q.informativeness.interval)}
                 </td>
                 <td className={q.informativeness.separates === "none" ? "bad" : undefined}>
-                  {q.informativeness.separates === "none" ? "does not separate failure from success" : q.informativeness.separates === "failures" ? "marks failures" : "marks successes"}
+                  {separatesText(q.informativeness.separates)}
+                </td>
+                <td data-testid="quality-branches">
+                  {q.branches.length === 0
+                    ? "not run yet"
+                    : q.branches.map((b) => (
+                        <div key={b.branchId}>
+                          v{b.version}: {pct(b.flagged / b.rollouts)} of {b.rollouts}, {separatesText(b.informativeness.separates)}
+                        </div>
+                      ))}
                 </td>
               </tr>
             ))}
