@@ -16,6 +16,12 @@ describe("crossSiteWrite", () => {
     expect(crossSiteWrite("POST", h({ cookie: "s=1", host: "evo:3000" }), undefined)).toMatch(/no Origin/);
   });
 
+  it("accepts a null origin only where the browser says the post came from this origin (a form under no-referrer)", () => {
+    expect(crossSiteWrite("POST", h({ origin: "null", "sec-fetch-site": "same-origin", host: "evo:3000" }), undefined)).toBeNull();
+    expect(crossSiteWrite("POST", h({ origin: "null", "sec-fetch-site": "cross-site", cookie: "s=1", host: "evo:3000" }), undefined)).toMatch(/Origin null/);
+    expect(crossSiteWrite("POST", h({ origin: "null", "sec-fetch-site": "same-site", cookie: "s=1", host: "evo:3000" }), undefined)).toMatch(/Origin null/);
+  });
+
   it("lets reads and cookie-less callers through", () => {
     expect(crossSiteWrite("GET", h({ origin: "http://evil.example" }), undefined)).toBeNull();
     expect(crossSiteWrite("POST", h({ authorization: "Bearer evo_x", host: "evo:3000" }), undefined)).toBeNull();

@@ -15,6 +15,10 @@ export function crossSiteWrite(method: string, headers: Headers, configuredUrl: 
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
   const origin = headers.get("origin");
   if (origin === null) return headers.has("cookie") ? "a request with cookies and no Origin header" : null;
+  // Our pages send Referrer-Policy: no-referrer, under which a browser's own form post (the sign-in
+  // form with scripts off) carries `Origin: null`. Sec-Fetch-Site is set by the browser alone and says
+  // whether the request came from this origin; a cross-site form or a redirect through another site says otherwise.
+  if (origin === "null" && headers.get("sec-fetch-site") === "same-origin") return null;
   const expected = siteOrigin(headers, configuredUrl);
   return origin === expected ? null : `Origin ${origin} is not ${expected ?? "this site"}`;
 }

@@ -61,13 +61,6 @@ export function RunView({ runId, basePath, readOnly }: { runId: string; basePath
                 {readOnly && <span className="pill">read-only</span>}
               </header>
               {!readOnly && (r.role === "approver" || r.role === "admin") && <RunControlPanel runId={runId} status={r.status} budgetSeconds={total} />}
-              {!readOnly && (
-                <p>
-                  <a className="btn small" data-testid="review-queue-link" href={`${basePath}/review`}>
-                    Review labels →
-                  </a>
-                </p>
-              )}
             </>
           );
         }}
@@ -84,6 +77,14 @@ export function RunView({ runId, basePath, readOnly }: { runId: string; basePath
       {run.data && <GateCalibrationCard runId={runId} domain={run.data.domain} />}
       <section>
         <h2>Metrics</h2>
+        {/* Below the tree, not above it: a keyboard user reaches the first branch within five tab stops of the skip link. */}
+        {!readOnly && (
+          <p>
+            <a className="btn small" data-testid="review-queue-link" href={`${basePath}/review`}>
+              Review labels →
+            </a>
+          </p>
+        )}
         <div className="chips" aria-label="Branches in the charts">
           {branches.slice(0, 200).map((b) => (
             <label key={b.id} className={`chip${selected.includes(b.id) ? " on" : ""}`}>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { treeBadge } from "./tree-badge";
 import { bestPathOf, initialCollapsed, layoutTree, MAX_RENDERED_NODES, type TreeBranch } from "./tree-layout";
 
 const branch = (id: string, parentId: string | null, version: number): TreeBranch => ({ id, parentId, version, status: "promoted", kind: "candidate", promotionScore: null, factor: null, deltaVsParent: null });
@@ -13,6 +14,13 @@ describe("tree layout", () => {
     expect(at.b!.y).toBeGreaterThan(at.a!.y);
     expect([...best].sort()).toEqual(["a", "b", "d"]);
     expect(at.c!.onBestPath).toBe(false);
+  });
+
+  it("hands each node the branch as loaded: the base keeps its null parent, so a rejected base on the best path reads 'reference'", () => {
+    const branches = [{ ...branch("a", null, 0), status: "rejected" }, branch("b", "a", 1)];
+    const laid = layoutTree(branches, new Set(), bestPathOf(branches, "a"));
+    expect(laid[0]!.branch).toBe(branches[0]);
+    expect(treeBadge(laid[0]!.branch, laid[0]!.onBestPath).text).toBe("reference");
   });
 
   it("folds a collapsed subtree and counts what it hides", () => {

@@ -66,9 +66,9 @@ export function initialCollapsed(branches: TreeBranch[], bestPath: Set<string>):
 /** d3-hierarchy's tidy tree over the branches, with folded subtrees left out. Linear in the branch count. */
 export function layoutTree(branches: TreeBranch[], collapsed: Set<string>, bestPath: Set<string>): LaidOutNode[] {
   if (branches.length === 0) return [];
-  const ids = new Set(branches.map((b) => b.id));
-  const rows: (TreeBranch | { id: string; parentId: null })[] = [{ id: VIRTUAL_ROOT, parentId: null }];
-  for (const b of branches) rows.push({ ...b, parentId: b.parentId && ids.has(b.parentId) ? b.parentId : VIRTUAL_ROOT });
+  const byId = new Map(branches.map((b) => [b.id, b]));
+  const rows: { id: string; parentId: string | null }[] = [{ id: VIRTUAL_ROOT, parentId: null }];
+  for (const b of branches) rows.push({ id: b.id, parentId: b.parentId && byId.has(b.parentId) ? b.parentId : VIRTUAL_ROOT });
   const root = stratify<(typeof rows)[number]>()
     .id((d) => d.id)
     .parentId((d) => d.parentId)(rows);
@@ -83,7 +83,8 @@ export function layoutTree(branches: TreeBranch[], collapsed: Set<string>, bestP
   const out: LaidOutNode[] = [];
   laid.each((node: HierarchyPointNode<(typeof rows)[number]>) => {
     if (node.id === VIRTUAL_ROOT) return;
-    const branch = node.data as TreeBranch;
+    // The branch as loaded, not the layout's row: a root's parent stays null rather than the virtual root.
+    const branch = byId.get(node.id!)!;
     out.push({
       branch,
       x: node.x,

@@ -1,7 +1,7 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { env } from "~/env";
 import { safeRedirectPath } from "~/lib/safe-redirect";
-import { crossSiteWrite } from "~/lib/same-origin";
+import { crossSiteWrite, siteOrigin } from "~/lib/same-origin";
 import type { SignInError } from "~/lib/sign-in-errors";
 import { getAuth } from "~/server/auth";
 import { forbidden } from "~/server/http-errors";
@@ -26,6 +26,9 @@ export async function POST(req: Request): Promise<Response> {
   const headers = new Headers(req.headers);
   headers.set("content-type", "application/json");
   headers.delete("content-length");
+  // The form's post may carry `Origin: null` (no-referrer); checked above, it goes on with the site's own origin, as the script's request would.
+  const origin = siteOrigin(req.headers, env.BETTER_AUTH_URL);
+  if (origin) headers.set("origin", origin);
   const answer = await toNextJsHandler(getAuth(req.headers)).POST(
     new Request(new URL("/api/auth/sign-in/email", req.url), { method: "POST", headers, body: JSON.stringify({ email: field("email"), password: field("password") }) }),
   );
