@@ -20,9 +20,10 @@ const dir = mkdtempSync(join(tmpdir(), "evo-trainer-args-"));
 const example = parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, any>;
 
 /** `evotrainer run` of a local run on `adapter` with these trainer settings, and the runs the database then holds. */
-async function run(name: string, adapter: "trl" | "verl", trainer: Record<string, unknown>, env: Record<string, string> = {}) {
+async function run(name: string, adapter: "trl" | "verl", trainer: Record<string, unknown>, env: Record<string, string> = {}, passthrough: Record<string, unknown> = {}) {
   const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, JSON.stringify({ ...example, name, adapter, executor: "local", resources: { gpusPerJob: 0 }, trainer }));
+  const recipe = { ...example.recipe, passthrough };
+  writeFileSync(file, JSON.stringify({ ...example, name, adapter, executor: "local", resources: { gpusPerJob: 0 }, recipe, trainer }));
   const started = Date.now();
   const result = await runCli(["run", file, "--json"], { DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, ...env });
   const db = createDatabase(database.url);
@@ -56,11 +57,12 @@ describe("a trainer.python that cannot check the run's trainer arguments", () =>
 
 describe.skipIf(unavailable !== null)("trainer arguments checked by `evotrainer run` with the run's own trainer.python (real TRL in .venv-trl)", () => {
   it("refuses a GRPOConfig key TRL does not take, naming it and the near one, and creates nothing; a good config runs", async () => {
-    const typo = await run("typo", "trl", { python: TRL_PYTHON, dataset: "/data/train.jsonl", args: { per_device_train_batch_size: 4, gradient_acumulation_steps: 2, no_such_setting: 1 } });
+    const typo = await run("typo", "trl", { python: TRL_PYTHON, dataset: "/data/train.jsonl", args: { per_device_train_batch_size: 4, gradient_acumulation_steps: 2, no_such_setting: 1 } }, {}, { trl: { num_generation: 4 } });
     expect(typo.code, typo.stdout).toBe(1);
     expect(typo.stderr).toContain(`${typo.file}: invalid run config:`);
     expect(typo.stderr).toContain("trainer.args.gradient_acumulation_steps: TRL's GRPOConfig has no argument gradient_acumulation_steps (did you mean gradient_accumulation_steps?)");
     expect(typo.stderr).toContain("trainer.args.no_such_setting: TRL's GRPOConfig has no argument no_such_setting\n");
+    expect(typo.stderr).toContain("recipe.passthrough.trl.num_generation: TRL's GRPOConfig has no argument num_generation (did you mean num_generations?)");
     expect(typo.stderr).not.toContain("per_device_train_batch_size");
     expect(typo.runs).toBe(0);
 
