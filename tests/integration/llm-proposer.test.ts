@@ -106,6 +106,8 @@ describe.each(["openai", "anthropic"] as const)("the LLM proposer's rounds over 
       report: healthReport(harness, train, labels.filter((l) => l.rolloutUid.startsWith("train-"))),
       recipe: run.config.recipe,
       factors: FACTOR_PATTERNS,
+      // The gym's answer: it renders every recipe (packages/adapters/src/offered-factors.test.ts walks it).
+      renders: () => ({ ok: true }),
       lineage: [],
       skills: [],
       k: 3,

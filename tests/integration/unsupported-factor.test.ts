@@ -29,7 +29,8 @@ describe("a factor the run's trainer refuses, reaching dispatch anyway", () => {
   });
 
   it("fails its branch once, with an event naming the factor and the adapter, and the run ends", async () => {
-    // The base recipe itself asks TRL for dynamic sampling: no proposer filter stands in the way.
+    // Proposals are dry-rendered before they become branches (offered-factors.test.ts, plan-round.test.ts), so only
+    // a base recipe can still reach dispatch unrendered: here it asks TRL for dynamic sampling, and dispatch's defence fails it.
     const example = parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, any>;
     const config = {
       ...example,

@@ -36,6 +36,9 @@ import { gateSide, LabelStore, trainGymBranch, type ScoredSide } from "@evotrain
 import { checkHarness, compiled, type HarnessCheck, type HarnessVersion } from "./harness-check.ts";
 import { lineageOf } from "./lineage.ts";
 
+// The gym renders every recipe (packages/adapters/src/offered-factors.test.ts walks it).
+const gymRenders = () => ({ ok: true as const });
+
 export interface InMemoryLoopOptions {
   config: RunConfig;
   runId: string;
@@ -259,7 +262,7 @@ export async function runLoopInMemory(options: InMemoryLoopOptions): Promise<Loo
     ungated("design");
     const lineage = lineageOf(branches);
     const retrieved = retrieveSkills(skills, report.metrics, domain).map((r) => ({ skillId: r.skill.id, name: r.skill.name, sameDomain: r.sameDomain }));
-    const proposals = await proposer.propose({ domain, report, recipe: frontier.recipe, factors: FACTOR_PATTERNS, lineage, skills, k: config.search.proposals });
+    const proposals = await proposer.propose({ domain, report, recipe: frontier.recipe, factors: FACTOR_PATTERNS, renders: gymRenders, lineage, skills, k: config.search.proposals });
     const planned = planRound({
       parentRecipe: frontier.recipe,
       locked,

@@ -7,3 +7,5 @@ export { UnsupportedFactorError } from "./unsupported-factor.ts";
 export * from "./verl/index.ts";
 export * from "./trl/index.ts";
 export * from "./agents/index.ts";
+export { dryRender, componentCandidates } from "./dry-render.ts";
+export { unknownTrainerArgs, TrainerPythonError, type UnknownTrainerArg } from "./trainer-args/unknown-trainer-args.ts";

@@ -10,6 +10,8 @@ import { formatPointer } from "./json-pointer.ts";
 export interface FactorPattern {
   pattern: readonly string[];
   description: string;
+  /** Where a run's trainer renders only some values: those it does (enumerated values, or the names a "*" takes). */
+  values?: readonly string[];
 }
 
 export const FACTOR_PATTERNS: readonly FactorPattern[] = [

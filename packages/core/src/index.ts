@@ -12,10 +12,11 @@ export {
   defaultRecipe, recipeHash, jsonValueSchema, type Recipe, type Estimator,
 } from "./recipe.ts";
 export {
-  adapterNameSchema, trlSettingsSchema, verlSettingsSchema, gymSettingsSchema, TRAINER_SETTINGS_SCHEMAS, UNSUPPORTED_FACTORS, parseTrainerSettings, factorsFor,
+  adapterNameSchema, trlSettingsSchema, verlSettingsSchema, gymSettingsSchema, TRAINER_SETTINGS_SCHEMAS, parseTrainerSettings,
   type AdapterName, type TrlSettings, type VerlSettings,
 } from "./trainer-settings.ts";
 export { FACTOR_PATTERNS, factorOf, changedFactors, offersFactor, type FactorPattern, type FactorChanges } from "./factors.ts";
+export { factorTrials, offeredFactors, type FactorTrial, type RenderCheck, type RenderOutcome } from "./offered-factors.ts";
 export { lockedEvaluationSchema, EVALUATION_PATHS, touchedEvaluationPath, changedEvaluationPath, type LockedEvaluation } from "./locked-evaluation.ts";
 export { interventionSchema, provenanceSchema, effectDirectionSchema, type Intervention, type Provenance, type EffectDirection } from "./intervention.ts";
 export { applyIntervention, type ApplyResult, type RejectionReason } from "./apply-intervention.ts";

@@ -3,6 +3,7 @@ import type { FactorPattern } from "./factors.ts";
 import type { Domain } from "./harness/detector.ts";
 import type { HealthReport } from "./harness/health-report.ts";
 import type { Intervention } from "./intervention.ts";
+import type { RenderCheck } from "./offered-factors.ts";
 import type { Recipe } from "./recipe.ts";
 import type { Skill } from "./skill.ts";
 import type { Verdict } from "./verdict.ts";
@@ -23,7 +24,10 @@ export interface ProposerInput {
   domain: Domain;
   report: HealthReport;
   recipe: Recipe;
+  /** What the run's trainer renders on this recipe (offeredFactors): factors, and the values of those with a choice. */
   factors: readonly FactorPattern[];
+  /** The run's trainer rendering a recipe (a dry run, no IO): a proposal must render to be worth making. */
+  renders: RenderCheck;
   lineage: readonly LineageEntry[];
   skills: readonly Skill[];
   /** How many interventions to return. */

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { FACTOR_PATTERNS, offersFactor } from "./factors.ts";
 import { defaultRecipe } from "./recipe.ts";
 import { runConfigSchema } from "./run-config.ts";
-import { factorsFor, parseTrainerSettings, UNSUPPORTED_FACTORS } from "./trainer-settings.ts";
+import { parseTrainerSettings } from "./trainer-settings.ts";
 
 const split = { dataset: "/data/promotion.jsonl", samplesPerTask: 4, temperature: 0.7, maxResponseTokens: 512, grader: "math" };
 const config = (adapter: string, trainer: unknown) => ({
@@ -34,26 +33,5 @@ describe("trainer settings in the run config", () => {
     expect(issues("trl", { dataset: "/d.jsonl", rewardFunctions: { brevity: { path: "/r.py", name: "not a name" } } })).toEqual([expect.stringMatching(/^trainer\.rewardFunctions\.brevity\.name: /)]);
     expect(issues("verl", { trainFiles: "/t.parquet", rolloutEngine: "hf" })).toEqual([expect.stringMatching(/^trainer\.rolloutEngine: .*\(verl settings\)$/)]);
     expect(issues("verl", { trainFiles: "/t.parquet", nnodes: 0 })).toEqual([expect.stringMatching(/^trainer\.nnodes: /)]);
-  });
-});
-
-describe("factors per trainer", () => {
-  it("offers every declared factor but the ones the trainer's adapter refuses", () => {
-    for (const adapter of ["gym", "trl", "verl"] as const) {
-      const offered = factorsFor(adapter).map((f) => f.pattern.join("."));
-      expect(offered.length).toBe(FACTOR_PATTERNS.length - UNSUPPORTED_FACTORS[adapter].length);
-      for (const refused of UNSUPPORTED_FACTORS[adapter]) expect(offered).not.toContain(refused);
-    }
-    expect(factorsFor("trl").map((f) => f.pattern.join("."))).toContain("algo.entropyCoef");
-  });
-
-  it("matches factor ids against the offered patterns, names filled in", () => {
-    const trl = factorsFor("trl");
-    expect(offersFactor(trl, "reward.components.format.weight")).toBe(true);
-    expect(offersFactor(trl, "passthrough.trl.per_device_train_batch_size")).toBe(true);
-    expect(offersFactor(trl, "passthrough.verl.actor_rollout_ref.actor.ppo_epochs")).toBe(true);
-    expect(offersFactor(trl, "data.dynamicSampling")).toBe(false);
-    expect(offersFactor(trl, "reward.overlong")).toBe(false);
-    expect(offersFactor(trl, "algo.nonsense")).toBe(false);
   });
 });

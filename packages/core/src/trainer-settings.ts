@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { FACTOR_PATTERNS, type FactorPattern } from "./factors.ts";
 import { componentNameSchema, jsonValueSchema } from "./recipe.ts";
 import { trainerEnvSchema } from "./trainer-env.ts";
 
@@ -58,26 +57,6 @@ export type VerlSettings = z.infer<typeof verlSettingsSchema>;
 export const gymSettingsSchema = z.record(z.string(), jsonValueSchema);
 
 export const TRAINER_SETTINGS_SCHEMAS = { gym: gymSettingsSchema, trl: trlSettingsSchema, verl: verlSettingsSchema } as const;
-
-/**
- * Which recipe factors each trainer can run, as factor ids (`FACTOR_PATTERNS` joined by ".").
- * A factor missing here is one the adapter refuses (its UnsupportedFactorError), so proposers are
- * never offered it: an intervention on it could only fail at dispatch.
- */
-export const UNSUPPORTED_FACTORS: Readonly<Record<AdapterName, readonly string[]>> = {
-  gym: [],
-  // GRPOTrainer has no resampling of zero-variance groups, no pass-rate curriculum, no overlong
-  // buffer, and no multi-turn environment.
-  trl: ["data.dynamicSampling", "data.curriculum", "reward.overlong", "algo.maxTurns"],
-  // verl's PPO trainer config has no truncation mask, pass-rate curriculum or overlong buffer.
-  verl: ["data.overlongFilter", "data.curriculum", "reward.overlong"],
-};
-
-/** The factors a proposer is offered for a run on this trainer: every declared one it can run. */
-export function factorsFor(adapter: AdapterName): readonly FactorPattern[] {
-  const refused = new Set(UNSUPPORTED_FACTORS[adapter]);
-  return FACTOR_PATTERNS.filter((f) => !refused.has(f.pattern.join(".")));
-}
 
 /** Validates a run's `trainer:` settings against its adapter's schema, with the defaults filled in. */
 export function parseTrainerSettings(adapter: AdapterName, settings: unknown): Record<string, unknown> {

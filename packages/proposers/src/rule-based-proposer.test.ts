@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  applyIntervention, compileHarness, defaultRecipe, factorsFor, DEFAULT_HEALTH_RULES, healthReport, lockedEvaluationSchema, recipeHash, skillSchema, SWE_DETECTORS,
+  applyIntervention, compileHarness, defaultRecipe, FACTOR_PATTERNS, DEFAULT_HEALTH_RULES, healthReport, lockedEvaluationSchema, recipeHash, skillSchema, SWE_DETECTORS,
   type Decision, type Intervention, type LineageEntry, type Recipe, type Verdict,
 } from "@evotrainer/core";
 import { input, labelled, LOCKED, report } from "./__fixtures__/proposer-input.ts";
@@ -47,11 +47,16 @@ describe("RuleBasedProposer", () => {
   });
 
   it("proposes only factors the run's trainer runs: on TRL, no dynamic sampling or curriculum, and entropy goes through", async () => {
-    const onTrl = (await proposeOn([], { factors: factorsFor("trl") })).map((i) => i.factor);
+    const trlFactors = FACTOR_PATTERNS.filter((f) => !["data.dynamicSampling", "data.curriculum", "reward.overlong", "algo.maxTurns"].includes(f.pattern.join(".")));
+    const onTrl = (await proposeOn([], { factors: trlFactors })).map((i) => i.factor);
     expect(onTrl).toEqual(["algo.clip.high", "reward.components.format.weight", "algo.groupSize", "algo.lr", "algo.entropyCoef"]);
-    const onVerl = (await proposeOn([], { factors: factorsFor("verl") })).map((i) => i.factor);
-    expect(onVerl).toContain("data.dynamicSampling");
-    expect(onVerl).not.toContain("data.curriculum");
+  });
+
+  it("proposes only values the run's trainer renders", async () => {
+    const noClipHigher = (r: Recipe) => (r.algo.clip.high > 0.28 ? { ok: false as const, factor: "algo.clip.high", message: "no clip-higher" } : { ok: true as const });
+    const factors = (await proposeOn([], { renders: noClipHigher })).map((i) => i.factor);
+    expect(factors).not.toContain("algo.clip.high");
+    expect(factors).toContain("data.dynamicSampling");
   });
 
   it("does not propose a vetoed intervention again on the same parent, but does on another parent", async () => {

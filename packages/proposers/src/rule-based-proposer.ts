@@ -17,7 +17,7 @@ export interface RuleBasedProposerOptions {
 /**
  * The default proposer: skills whose trigger fires first, then the playbook's answers to the
  * report's findings. It proposes at most one intervention per factor, only factors the run's trainer
- * runs (`input.factors`), none that applyIntervention would refuse, none already tried on this
+ * runs (`input.factors`) set to values it renders (`input.renders`), none that applyIntervention would refuse, none already tried on this
  * parent, none on a factor a person's veto named, and none aiming a factor at a metric that factor
  * already failed to move in this run, unless a revision note names the factor: a new reason from a person.
  */
@@ -48,7 +48,8 @@ export class RuleBasedProposer implements Proposer {
       if (outcome === "exists" || (outcome === "failed" && !revised(c.factor))) continue;
       if (!revised(c.factor) && vetoReasons.some((r) => mentionsFactor(r, c.factor))) continue;
       if (!revised(c.factor) && unmoved.has(targetKey(c.factor, c.targetMetric))) continue;
-      if (!applyIntervention(input.recipe, c, this.options.lockedEvaluation).ok) continue;
+      const applied = applyIntervention(input.recipe, c, this.options.lockedEvaluation);
+      if (!applied.ok || !input.renders(applied.recipe).ok) continue;
       factors.add(c.factor);
       out.push(c);
     }

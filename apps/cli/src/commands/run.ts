@@ -7,6 +7,7 @@ import { localOrganization } from "../local-organization.ts";
 import { progressLine } from "../progress.ts";
 import { readRunConfig } from "../config-files.ts";
 import { remoteCredentials, type Credentials } from "../remote/credentials.ts";
+import { checkTrainerArgs } from "../trainer-args.ts";
 import { onServer } from "../remote/remote-api.ts";
 import { waitForRun } from "./wait.ts";
 
@@ -18,6 +19,8 @@ export async function runCommand(args: string[]): Promise<number> {
   const config = readRunConfig(file);
   const remote = remoteCredentials();
   if (remote) return remoteRun(remote, file, config, args);
+  // Before the database: a key the trainer would refuse at its first step refuses the run now.
+  await checkTrainerArgs(file, config);
   const env = loadCliEnv();
   const db = createDatabase(env.DATABASE_URL);
   const connection = createProducerConnection(env.REDIS_URL);

@@ -1,5 +1,6 @@
 import { FINAL_TRAIN_STEPS } from "@evotrainer/core";
-import { designGateFor, factorsFor, healthReport, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
+import { componentCandidates } from "@evotrainer/adapters";
+import { designGateFor, healthReport, offeredFactors, lockedEvaluationOf, planRound, recipeSchema, type Label, type ProposerInput } from "@evotrainer/core";
 import { json, loadLastTrainSteps, recordEvent, storeRecipe } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { budgetExhausted } from "./budget.ts";
@@ -9,6 +10,7 @@ import { harnessCheck } from "./harness-check.ts";
 import { lastTrainerMetrics } from "./last-trainer-metrics.ts";
 import { loadLineage } from "./lineage.ts";
 import { registerLlmDetectors } from "./llm-detectors.ts";
+import { renderCheck } from "./render-check.ts";
 import { loadProposalHistory } from "./proposal-history.ts";
 import { createControls } from "./round-controls.ts";
 import { roundProposals } from "./round-proposals.ts";
@@ -50,12 +52,18 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
 
   const slots = Math.min(config.search.keep, config.budget.branches - used.branches);
   const locked = lockedEvaluationOf(config);
+  // Only what the run's trainer renders on this parent: a refused factor or value would fail at dispatch.
+  const renders = renderCheck(deps.adapters[config.adapter], config, {
+    runId: run.id,
+    parentBranchId: parent.id,
+    checkpoint: (parent.checkpoint as { path?: string } | null)?.path,
+  });
   const input: ProposerInput = {
     domain: config.domain,
     report,
     recipe: parentRecipe,
-    // Only what the run's trainer can run: a refused factor would fail at dispatch.
-    factors: factorsFor(config.adapter),
+    factors: offeredFactors(parentRecipe, renders, componentCandidates(config.trainer)),
+    renders,
     lineage,
     skills: await loadSkills(db, run.organizationId),
     k: config.search.proposals,
@@ -80,6 +88,7 @@ export async function propose(deps: LoopDeps, payload: { runId: string; round: n
     keep: slots,
     successThreshold: config.gate.successThreshold,
     factors: input.factors,
+    renders,
   });
   await deps.failpoint("propose:planned");
 

@@ -2,7 +2,7 @@ import type { Rollout } from "@evotrainer/contract";
 import { describe, expect, it } from "vitest";
 import type { Intervention } from "../intervention.ts";
 import { defaultRecipe, recipeHash } from "../recipe.ts";
-import { factorsFor } from "../trainer-settings.ts";
+import { FACTOR_PATTERNS } from "../factors.ts";
 import { planRound } from "./plan-round.ts";
 
 const locked = {
@@ -97,10 +97,28 @@ describe("planRound", () => {
       parentLabels: [],
       triedRecipeHashes: new Set(),
       keep: 2,
-      factors: factorsFor("trl"),
+      factors: FACTOR_PATTERNS.filter((f) => f.pattern.join(".") !== "data.dynamicSampling"),
     });
     expect(onTrl.map((p) => (p.status === "rejected" ? `${p.reason}: ${p.message}` : p.status))).toEqual([
       "unsupported_factor: the run's trainer cannot run factor data.dynamicSampling",
+      "backtested",
+    ]);
+  });
+
+  it("refuses a proposal whose recipe the run's trainer does not render, with the trainer's reason", () => {
+    const rloo = proposal("algo.estimator", [{ op: "replace", path: "/algo/estimator", value: "rloo" }], "reward_mean", "up");
+    const onGrpoOnly = planRound({
+      parentRecipe: defaultRecipe(),
+      locked,
+      proposals: [rloo, proposal("algo.lr", [{ op: "replace", path: "/algo/lr", value: 2e-6 }], "reward_mean", "up")],
+      parentRollouts: rollouts,
+      parentLabels: [],
+      triedRecipeHashes: new Set(),
+      keep: 2,
+      renders: (r) => (r.algo.estimator === "grpo" ? { ok: true } : { ok: false, factor: "algo.estimator", message: `trl cannot run recipe factor algo.estimator: no ${r.algo.estimator}` }),
+    });
+    expect(onGrpoOnly.map((p) => (p.status === "rejected" ? `${p.reason}: ${p.message}` : p.status))).toEqual([
+      "unsupported_value: trl cannot run recipe factor algo.estimator: no rloo",
       "backtested",
     ]);
   });

@@ -5,6 +5,7 @@ import { offersFactor, type FactorPattern } from "../factors.ts";
 import type { Label } from "../harness/detector.ts";
 import type { Intervention } from "../intervention.ts";
 import type { LockedEvaluation } from "../locked-evaluation.ts";
+import type { RenderCheck } from "../offered-factors.ts";
 import { recipeHash, type Recipe } from "../recipe.ts";
 
 export interface PlanRoundInput {
@@ -22,6 +23,8 @@ export interface PlanRoundInput {
   successThreshold?: number;
   /** The factors the run's trainer can run (what the proposer was offered); others are refused here. */
   factors?: readonly FactorPattern[];
+  /** The run's trainer rendering a recipe (a dry run): a proposal whose recipe it refuses is refused here. */
+  renders?: RenderCheck;
 }
 
 export type PlannedIntervention =
@@ -42,6 +45,8 @@ export function planRound(input: PlanRoundInput): PlannedIntervention[] {
     if (input.factors && !offersFactor(input.factors, intervention.factor)) {
       return { intervention, status: "rejected", reason: "unsupported_factor", message: `the run's trainer cannot run factor ${intervention.factor}` };
     }
+    const rendered = input.renders?.(applied.recipe);
+    if (rendered && !rendered.ok) return { intervention, status: "rejected", reason: "unsupported_value", message: rendered.message };
     const hash = recipeHash(applied.recipe);
     if (seen.has(hash)) {
       return { intervention, status: "rejected", reason: "already_tried", message: "this recipe was already trained from this parent (or is the parent's own)" };

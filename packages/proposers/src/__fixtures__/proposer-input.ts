@@ -48,6 +48,8 @@ export function input(overrides: Partial<ProposerInput> = {}): ProposerInput {
     report: report([]),
     recipe: defaultRecipe(),
     factors: FACTOR_PATTERNS,
+    // The gym's answer: it renders every recipe.
+    renders: () => ({ ok: true }),
     lineage: [],
     skills: [],
     k: 10,

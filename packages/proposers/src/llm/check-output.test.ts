@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyIntervention, defaultRecipe, factorsFor, recipeHash, type Intervention, type LineageEntry } from "@evotrainer/core";
+import { applyIntervention, defaultRecipe, FACTOR_PATTERNS, recipeHash, type Intervention, type LineageEntry, type Recipe } from "@evotrainer/core";
 import { input, LOCKED } from "../__fixtures__/proposer-input.ts";
 import { checkOutput } from "./check-output.ts";
 import type { ProposalOutput } from "./proposal-output.ts";
@@ -54,10 +54,20 @@ describe("checkOutput", () => {
 
   it("refuses a factor the run's trainer cannot run, which the prompt did not list", () => {
     const dynamic = { ...lr, factor: "data.dynamicSampling", patch: [{ op: "replace" as const, path: "/data/dynamicSampling/enabled", value: true }] };
-    expect(check(output([dynamic]), { factors: factorsFor("trl") }).rejections).toEqual([
+    const withoutDynamic = FACTOR_PATTERNS.filter((f) => f.pattern.join(".") !== "data.dynamicSampling");
+    expect(check(output([dynamic]), { factors: withoutDynamic }).rejections).toEqual([
       "intervention 1 (factor data.dynamicSampling): the run's trainer cannot run this factor; choose one of the listed factors",
     ]);
-    expect(check(output([dynamic]), { factors: factorsFor("verl") }).interventions.map((i) => i.factor)).toEqual(["data.dynamicSampling"]);
+    expect(check(output([dynamic]), { factors: FACTOR_PATTERNS }).interventions.map((i) => i.factor)).toEqual(["data.dynamicSampling"]);
+  });
+
+  it("refuses a value the run's trainer does not render, with the trainer's reason", () => {
+    const rloo = { ...lr, factor: "algo.estimator", patch: [{ op: "replace" as const, path: "/algo/estimator", value: "rloo" }] };
+    const grpoOnly = (r: Recipe) => (r.algo.estimator === "grpo" ? { ok: true as const } : { ok: false as const, factor: "algo.estimator", message: `trl cannot run recipe factor algo.estimator: no ${r.algo.estimator}` });
+    expect(check(output([rloo, lr]), { renders: grpoOnly })).toMatchObject({
+      interventions: [{ factor: "algo.lr" }],
+      rejections: ["intervention 1 (factor algo.estimator): trl cannot run recipe factor algo.estimator: no rloo; choose one of the listed values"],
+    });
   });
 
   it("refuses an intervention already tried on this parent, and a repeat within the answer", () => {

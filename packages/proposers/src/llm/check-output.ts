@@ -43,6 +43,11 @@ export function checkOutput(
       rejections.push(`${name}: the run's trainer cannot run this factor; choose one of the listed factors`);
       return;
     }
+    const rendered = input.renders(applied.recipe);
+    if (!rendered.ok) {
+      rejections.push(`${name}: ${rendered.message}; choose one of the listed values`);
+      return;
+    }
     const key = interventionKey(intervention);
     const outcome = tried.get(key);
     if (outcome === "exists" || (outcome === "failed" && !revised(intervention.factor))) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Rollout } from "@evotrainer/contract";
-import { defaultRecipe, type Label, type LineageEntry } from "@evotrainer/core";
+import { defaultRecipe, FACTOR_PATTERNS, type Label, type LineageEntry } from "@evotrainer/core";
 import { input, labelled, LOCKED, report } from "../__fixtures__/proposer-input.ts";
 import { buildEvidence } from "./evidence.ts";
 import type { LlmContext } from "./llm-context.ts";
@@ -36,6 +36,13 @@ describe("buildEvidence", () => {
     expect(text).toContain("/passthrough/verl/custom_eval");
     expect(text).toContain("label:truncated");
     expect(text).toContain("Variables: uid, split");
+  });
+
+  it("lists the values the run's trainer renders for a factor that offers a choice", () => {
+    const factors = FACTOR_PATTERNS.map((f) => (f.pattern.join(".") === "algo.estimator" ? { ...f, values: ["dr_grpo"] } : f));
+    const text = buildEvidence({ ...roundInput, factors }, context, LOCKED, 40_000);
+    expect(text).toContain("algo.estimator: advantage estimator (only: dr_grpo)");
+    expect(text).toContain("algo.lr: actor learning rate\n");
   });
 
   it("shows training examples only, labelled ones first, each cut to its budget", () => {

@@ -27,7 +27,7 @@ export function buildEvidence(input: ProposerInput, context: LlmContext, locked:
     ...(input.revision !== undefined ? [`A person asked for a revision: ${JSON.stringify(input.revision)}`] : []),
   ]);
   out.section("Parent recipe", [JSON.stringify(input.recipe)]);
-  out.section("Factors (the only things an intervention may change, one per intervention)", input.factors.map((f) => `${f.pattern.join(".")}: ${f.description}`));
+  out.section("Factors (the only things an intervention may change, one per intervention)", input.factors.map((f) => `${f.pattern.join(".")}: ${f.description}${f.values ? ` (only: ${f.values.join(", ")})` : ""}`));
   out.section("Locked evaluation paths (never patch these or anything under them)", [...EVALUATION_PATHS, ...locked.lockedPaths]);
   out.section("Health report of the parent", healthLines(input));
   out.section("Lineage (newest first; vetoes and failed gates are negative evidence)", [...input.lineage].reverse().map(lineageLine));
