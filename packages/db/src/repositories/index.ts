@@ -23,6 +23,7 @@ export {
   type MemberRow,
   type PendingInvitation,
 } from "./members.ts";
+export { ensureLocalAdminRows, ensureLocalOrganization, LOCAL_ADMIN_EMAIL, LOCAL_ORGANIZATION_SLUG, type LocalAdminRows } from "./local-admin.ts";
 export { createOrganization, INSTALLATION_ADMIN_ROLE, isInstallationAdmin, listOrganizations, slugOf, type OrganizationSummary } from "./organizations.ts";
 export {
   createWebhook, listWebhooks, deleteWebhook, openWebhook, enqueueNotification, writeOutbox, relayOutbox, createTestDelivery, loadDelivery, recordAttempt, pendingDeliveries, listDeliveries, webhookInputSchema,
