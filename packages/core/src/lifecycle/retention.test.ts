@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { retentionDueAfterRun, retentionPlan, type RetentionFacts } from "./retention.ts";
+import { branchesToClean, RETENTION_DUE_RUN_STATUSES, retentionPlan, type RetentionFacts } from "./retention.ts";
 import { BRANCH_STATUSES, RUN_STATUSES } from "./statuses.ts";
 
 const outcomes = (facts: RetentionFacts) => Object.fromEntries(retentionPlan(facts).map((d) => [d.branchId, d.outcome === "keep" ? `keep:${d.reason}` : `delete:${d.status}`]));
@@ -49,9 +49,10 @@ describe("retentionPlan: whose model weights a run keeps", () => {
     const branches = BRANCH_STATUSES.map((status) => ({ id: status, status, parentId: null }));
     const plan = retentionPlan({ bestBranchId: null, proposalParentIds: [], branches });
     expect(plan.filter((d) => d.outcome === "delete").map((d) => d.branchId).sort()).toEqual(["cancelled", "failed", "rejected", "vetoed"]);
+    expect([...branchesToClean({ bestBranchId: null, proposalParentIds: [], branches })].sort()).toEqual(["cancelled", "failed", "rejected", "vetoed"]);
   });
 
   it("is due after the run only once the run has ended", () => {
-    expect(RUN_STATUSES.filter(retentionDueAfterRun)).toEqual(["completed", "failed", "cancelled"]);
+    expect(RUN_STATUSES.filter((s) => (RETENTION_DUE_RUN_STATUSES as readonly string[]).includes(s))).toEqual(["completed", "failed", "cancelled"]);
   });
 });

@@ -1,4 +1,4 @@
-import { isOpenBranch, isSettledRun, type BranchStatus, type RunStatus } from "./statuses.ts";
+import { isOpenBranch, SETTLED_RUN_STATUSES, type BranchStatus } from "./statuses.ts";
 
 /**
  * Which branches' model weights a run keeps. Kept: the best-so-far branch and every promoted branch
@@ -32,7 +32,10 @@ export function retentionPlan(facts: RetentionFacts): RetentionDecision[] {
   });
 }
 
-/** The worker applies the plan on its own once the run has ended; `evotrainer gc` applies it at any time. */
-export function retentionDueAfterRun(runStatus: RunStatus): boolean {
-  return isSettledRun(runStatus);
+/** The branches whose weights go. */
+export function branchesToClean(facts: RetentionFacts): Set<string> {
+  return new Set(retentionPlan(facts).flatMap((d) => (d.outcome === "delete" ? [d.branchId] : [])));
 }
+
+/** The worker applies the plan on its own once the run has ended; `evotrainer gc` applies it at any time. */
+export const RETENTION_DUE_RUN_STATUSES = SETTLED_RUN_STATUSES;

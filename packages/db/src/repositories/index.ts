@@ -39,3 +39,4 @@ export { branchLabelVerdicts, loadBranchFailureData, type BranchFailureData } fr
 export { registerDraftedHarness, type DraftedHarnessOutcome } from "./register-drafted-harness.ts";
 export { recordReview, toReviewRecord, type ReviewInput, type ReviewRecord } from "./label-reviews.ts";
 export { reviewedPrecisionCounts, reviewHarness, runLabelQuality, runLabelTrust, runReviewQueue, type ReviewedDetector, type ReviewQueueState } from "./label-quality-facts.ts";
+export { allRunIds, loadRetentionState, recordRetention, runsDueForRetention, type RetentionJob, type RetentionRecord, type RetentionState } from "./retention.ts";
