@@ -112,6 +112,12 @@ describe("job directories have a retention policy: weights of branches neither p
     expect(gcPayload.bytes).toBeGreaterThan(0);
     expect(gcPayload.bytes).toBe(gcPayload.deleted.reduce((sum, d) => sum + d.bytes, 0));
     expect(await cli(["gc", runA])).toContain("nothing to delete");
+    // The report says whose weights retention deleted.
+    const report = JSON.parse(await cli(["report", runA, "--json"])) as { branches: { id: string; weightsDeleted: { bytes: number } | null }[] };
+    for (const b of report.branches.filter((x) => branchesA.some((t) => t.id === x.id))) {
+      expect(b.weightsDeleted !== null, `branch ${b.id}`).toBe(goneA.some((g) => g.id === b.id));
+    }
+    expect((await cli(["report", runA])).split("\n").filter((line) => line.includes("weights deleted by retention"))).toHaveLength(goneA.length);
 
     // A worker that applies retention after the run: run B's unkept weights go at its next sweep, run A has nothing left.
     worker = await startWorker("after-run");
