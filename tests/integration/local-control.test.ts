@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { ACTIVE_JOB_STATES, isSettledRun } from "@evotrainer/core";
+import { ensureLocalAdmin } from "@evotrainer/api";
 import { createDatabase, LOCAL_ADMIN_EMAIL } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { RuleBasedProposer } from "@evotrainer/proposers";
@@ -97,4 +98,27 @@ describe("local control without a dashboard: the CLI creates the local admin whe
       await worker.shutdown();
     }
   }, 300_000);
+});
+
+describe("ensureLocalAdmin under concurrency", () => {
+  it("four processes' clients racing on a fresh database create one admin, one login and one membership, and agree on it", async () => {
+    const fresh = await createTestDatabase(inject("databaseUrl"));
+    // One client per racer, as separate CLI processes would have: each its own connection and transaction.
+    const clients = Array.from({ length: 4 }, () => createDatabase(fresh.url));
+    try {
+      const logins = await Promise.all(clients.map((client) => ensureLocalAdmin(client)));
+      expect(new Set(logins.map((l) => l.userId)).size).toBe(1);
+      expect(new Set(logins.map((l) => l.organizationId)).size).toBe(1);
+      expect(logins.filter((l) => l.password !== null)).toHaveLength(1);
+      const check = clients[0]!;
+      expect(await check.user.count()).toBe(1);
+      expect(await check.account.count()).toBe(1);
+      expect(await check.membership.count()).toBe(1);
+      expect(await check.organization.count()).toBe(1);
+    } finally {
+      await Promise.all(clients.map((client) => client.$disconnect()));
+      await fresh.drop();
+    }
+    // A fresh migrated database and four scrypt hashes: slow on a busy two-core machine.
+  }, 180_000);
 });

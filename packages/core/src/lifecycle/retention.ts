@@ -1,12 +1,5 @@
 import { isOpenBranch, SETTLED_RUN_STATUSES, type BranchStatus } from "./statuses.ts";
 
-/**
- * Which branches' model weights a run keeps. Kept: the best-so-far branch and every promoted branch
- * (the lineage a team deploys or trains on from), every branch still open (its weights may yet be
- * promoted), and any branch an open branch or a pending proposal trains from as its parent. Every
- * other branch (rejected, vetoed, failed, cancelled, and the controls, which settle as rejected) has
- * its weights deleted; its rollouts, metrics and verdict stay. The same rules hold during a run and after it.
- */
 export interface RetentionFacts {
   bestBranchId: string | null;
   branches: readonly { id: string; status: BranchStatus; parentId: string | null }[];
@@ -19,6 +12,13 @@ export type RetentionDecision =
   | { branchId: string; outcome: "keep"; reason: KeepReason }
   | { branchId: string; outcome: "delete"; status: Exclude<BranchStatus, "promoted"> };
 
+/**
+ * Which branches' model weights a run keeps. Kept: the best-so-far branch and every promoted branch
+ * (the lineage a team deploys or trains on from), every branch still open (its weights may yet be
+ * promoted), and any branch an open branch or a pending proposal trains from as its parent. Every
+ * other branch (rejected, vetoed, failed, cancelled, and the controls, which settle as rejected) has
+ * its weights deleted; its rollouts, metrics and verdict stay. The same rules hold during a run and after it.
+ */
 export function retentionPlan(facts: RetentionFacts): RetentionDecision[] {
   const parents = new Set(facts.proposalParentIds);
   for (const branch of facts.branches) if (branch.parentId && isOpenBranch(branch.status)) parents.add(branch.parentId);

@@ -25,7 +25,7 @@ export interface LocalAdminRows {
  */
 export async function ensureLocalAdminRows(db: Database, input: { email: string; passwordHash: () => Promise<string> }): Promise<LocalAdminRows> {
   const email = input.email.toLowerCase();
-  const organization = { id: await ensureLocalOrganization(db) };
+  const organizationId = await ensureLocalOrganization(db);
   const existing = await db.user.findUnique({ where: { email }, select: { id: true } });
   // The hash is slow by design: only paid when the user may have to be created.
   const password = existing ? null : await input.passwordHash();
@@ -37,8 +37,8 @@ export async function ensureLocalAdminRows(db: Database, input: { email: string;
     }
     const user = await tx.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
     if (created) await tx.account.create({ data: { userId: user.id, accountId: user.id, providerId: "credential", password: password! } });
-    await tx.membership.createMany({ data: [{ organizationId: organization.id, userId: user.id, role: "admin" }], skipDuplicates: true });
-    await tx.membership.update({ where: { organizationId_userId: { organizationId: organization.id, userId: user.id } }, data: { role: "admin" } });
-    return { userId: user.id, organizationId: organization.id, created };
+    await tx.membership.createMany({ data: [{ organizationId, userId: user.id, role: "admin" }], skipDuplicates: true });
+    await tx.membership.update({ where: { organizationId_userId: { organizationId, userId: user.id } }, data: { role: "admin" } });
+    return { userId: user.id, organizationId, created };
   });
 }
