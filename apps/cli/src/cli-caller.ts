@@ -1,4 +1,4 @@
-import { appRouter, createCallerFactory, createContext, LOCAL_ADMIN_EMAIL } from "@evotrainer/api";
+import { appRouter, createCallerFactory, createContext, ensureLocalAdmin } from "@evotrainer/api";
 import { createDatabase, type Database } from "@evotrainer/db";
 import { createProducerConnection, Producer } from "@evotrainer/queue";
 import { loadCliEnv } from "./env.ts";
@@ -6,15 +6,20 @@ import { loadCliEnv } from "./env.ts";
 /**
  * The API as the CLI calls it: in-process, through the same procedures, roles and writers as the
  * dashboard. The caller is the owner of `EVO_API_KEY` when it is set; otherwise the installation's
- * local admin, the account an operator with shell access to the control plane already holds.
+ * local admin, the account an operator with shell access to the control plane already holds. It is
+ * created on first use, so a local install needs no dashboard (quickstart) to be controlled.
  */
 export async function cliCaller(db: Database, producer: () => Producer, apiKey: string | undefined) {
   const headers = new Headers(apiKey ? { authorization: `Bearer ${apiKey}` } : {});
-  const admin = apiKey ? null : await db.user.findUnique({ where: { email: LOCAL_ADMIN_EMAIL }, select: { id: true } });
-  if (!apiKey && !admin) {
-    throw new Error("no account to act as: set EVO_API_KEY to an API key (dashboard → Settings → API keys), or run `npm run quickstart` once to create the local admin");
-  }
-  return createCallerFactory(appRouter)(createContext({ db, headers, producer, sessionUserId: async () => admin?.id ?? null }));
+  const adminId = apiKey ? null : await localAdminId(db);
+  return createCallerFactory(appRouter)(createContext({ db, headers, producer, sessionUserId: async () => adminId }));
+}
+
+async function localAdminId(db: Database): Promise<string> {
+  const admin = await ensureLocalAdmin(db);
+  // stderr: a script reading the command's output (users list --json) gets only the answer.
+  if (admin.password) console.error(`evotrainer: created the local admin ${admin.email} with password ${admin.password} (shown once: keep it for the dashboard)`);
+  return admin.userId;
 }
 
 export type LocalApi = Awaited<ReturnType<typeof cliCaller>>;

@@ -24,6 +24,7 @@ commands:
   orgs create <name> --admin <email> | orgs list   organizations (installation admins): create one and print its first admin's invitation link
   labels export <runId> [--out <file>] | labels import <file> [--run <runId>] | labels quality <runId> [--json]   reviews of labels as a JSONL truth file, and each detector's precision, recall and informativeness from them
   users invite|list|role|remove|reset-password …   members of an organization: invitation and reset links, roles (evotrainer users for details)
+  gc [runId …] [--yes]                        list (and with --yes delete) model weights the retention policy does not keep: docs/retention.md
   nodes sync <compute.yaml> | nodes list [--json]   register GPU nodes reached over SSH (keys by path, env var, or sealed under EVO_MASTER_KEY)`;
 
 const [command, ...args] = process.argv.slice(2);
@@ -62,6 +63,9 @@ try {
       break;
     case "nodes":
       process.exitCode = await (await import("./commands/nodes.ts")).nodesCommand(args);
+      break;
+    case "gc":
+      process.exitCode = await (await import("./commands/gc.ts")).gcCommand(args);
       break;
     case "users":
       process.exitCode = await (await import("./commands/users.ts")).usersCommand(args);

@@ -28,7 +28,8 @@ export function treeText(report: RunReport): string {
       const failed = b.verdict?.checks.filter((c) => !c.passed && c.blocking).map((c) => c.name).join(", ");
       lines.push(
         `${"  ".repeat(depth)}v${b.version} ${b.status}${b.id === report.bestBranchId ? " ★" : ""} · ${b.kind === "control" ? "control" : (b.factor ?? "base")}${b.provenance ? ` (${b.provenance})` : ""} · train reward ${reward} · promotion ${score}` +
-          `${failed ? ` · failed: ${failed}` : ""}${b.decision ? ` · ${b.decision.actor} ${b.decision.kind}` : ""}${labels ? ` · ${labels}` : ""}`,
+          `${failed ? ` · failed: ${failed}` : ""}${b.decision ? ` · ${b.decision.actor} ${b.decision.kind}` : ""}${labels ? ` · ${labels}` : ""}` +
+          `${b.weightsDeleted ? " · weights deleted by retention" : ""}`,
       );
       walk(b.id, depth + 1);
     }

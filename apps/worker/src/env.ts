@@ -19,6 +19,9 @@ export const workerEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).ex
   EVO_PUBLIC_URL: z.url().default("http://localhost:3000"),
   // Webhook retries wait this × 2^n; tests shorten it.
   EVO_NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
+  // after-run: once a run ends, delete the weights of its branches that were neither promoted nor best
+  // (docs/retention.md); manual: only `evotrainer gc --yes` deletes them.
+  EVO_RETENTION: z.enum(["after-run", "manual"]).default("after-run"),
   EVO_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   // Crash tests only: stop at the n-th time the worker reaches a named point (see failpoints.ts).
   EVO_FAILPOINT: z.string().regex(/^[a-z:-]+:\d+(,[a-z:-]+:\d+)*$/).optional(),

@@ -16,6 +16,7 @@ import { propose } from "./loop/propose.ts";
 import type { ProposerFactory } from "./loop/proposer-factory.ts";
 import { verdict } from "./loop/verdict.ts";
 import { controlStep } from "./loop/control-run.ts";
+import { retainWeightsOfEndedRuns } from "./loop/retention-sweep.ts";
 import { reconcile } from "./loop/reconcile.ts";
 import { deliver } from "./notify/deliver.ts";
 import { relayNotifications } from "./notify/relay.ts";
@@ -82,7 +83,12 @@ export async function startWorkerApp(
   const notifyDeps = { db, producer, masterKey: masterKeyOrLocal(process.env), publicUrl: env.EVO_PUBLIC_URL, retryBaseMs: env.EVO_NOTIFY_RETRY_BASE_MS, allowed: webhookAllowList() };
   registry.register(
     QueueName.Reconcile,
-    async () => ({ ...(await reconcile(db, producer)), notifications: await relayNotifications(db, producer), search: await sweepSearch(db, producer) }),
+    async () => ({
+      ...(await reconcile(db, producer)),
+      notifications: await relayNotifications(db, producer),
+      search: await sweepSearch(db, producer),
+      retainedBytesFreed: env.EVO_RETENTION === "after-run" ? await retainWeightsOfEndedRuns(db, log) : 0,
+    }),
     1,
   );
   registry.register(QueueName.Notify, at(QueueName.Notify, (payload) => deliver(notifyDeps, payload)), concurrency);

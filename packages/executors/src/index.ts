@@ -12,3 +12,4 @@ export { shellJoin, shellQuote } from "./ssh/shell-quote.ts";
 export { KubernetesExecutor } from "./kubernetes/kubernetes-executor.ts";
 export { kubernetesPoolSchema, type KubernetesPool, type KubernetesPoolInput } from "./kubernetes/kubernetes-pool.ts";
 export { defaultKubeConfig } from "./kubernetes/kube-config.ts";
+export { deleteWeights, weightsToDelete, type JobWeights, type WeightsElsewhere, type WeightsOnDisk } from "./local/job-weights.ts";

@@ -45,8 +45,8 @@ export async function usersCommand(args: string[]): Promise<number> {
   const producer = new Producer(connection, env.EVO_QUEUE_PREFIX);
   const site = (env.BETTER_AUTH_URL ?? `http://localhost:${env.EVO_WEB_PORT}`).replace(/\/$/, "");
   try {
-    const organizationId = await organizationIdOf(db, option(args, "--org") ?? "local");
     const api = await cliCaller(db, () => producer, env.EVO_API_KEY);
+    const organizationId = await organizationIdOf(db, option(args, "--org") ?? "local");
     const userIdOf = async (email: string) => {
       const { members } = await api.member.list({ organizationId });
       const member = members.find((m) => m.email === email.toLowerCase());
@@ -97,6 +97,6 @@ export async function usersCommand(args: string[]): Promise<number> {
 
 async function organizationIdOf(db: Database, slug: string): Promise<string> {
   const org = await db.organization.findUnique({ where: { slug }, select: { id: true } });
-  if (!org) throw new Error(`no organization "${slug}": run \`npm run quickstart\` once for the local one, or pass --org <slug>`);
+  if (!org) throw new Error(`no organization "${slug}": see \`evotrainer orgs list\``);
   return org.id;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Database, Role } from "@evotrainer/db";
+import { ensureLocalAdminRows, LOCAL_ADMIN_EMAIL, type Database, type Role } from "@evotrainer/db";
 import { hashPassword } from "./password.ts";
 
 export interface LocalUserInput {
@@ -21,38 +21,24 @@ export async function createLocalUser(db: Database, input: LocalUserInput) {
   });
 }
 
-export const LOCAL_ADMIN_EMAIL = "admin@evotrainer.local";
-export const LOCAL_ORGANIZATION_SLUG = "local";
+export { LOCAL_ADMIN_EMAIL };
 
 export interface LocalAdminLogin {
   email: string;
+  userId: string;
   /** Only when this call created the admin: the password is not stored anywhere readable. */
   password: string | null;
   organizationId: string;
 }
 
 /**
- * The quickstart's first login: an admin of the "local" organization. Idempotent; a second call
- * returns the email without a password, since only its hash was kept.
+ * The installation's first login: an admin of the "local" organization, created by the quickstart or
+ * by the first local CLI command that needs someone to act as. Idempotent and safe when two
+ * processes race; a second call returns the email without a password, since only its hash was kept.
  */
 export async function ensureLocalAdmin(db: Database, options: { email?: string; password?: string } = {}): Promise<LocalAdminLogin> {
   const email = (options.email ?? LOCAL_ADMIN_EMAIL).toLowerCase();
-  const organization = await db.organization.upsert({
-    where: { slug: LOCAL_ORGANIZATION_SLUG },
-    update: {},
-    create: { name: "Local", slug: LOCAL_ORGANIZATION_SLUG },
-  });
-  const existing = await db.user.findUnique({ where: { email }, select: { id: true } });
-  if (existing) {
-    await db.membership.upsert({
-      where: { organizationId_userId: { organizationId: organization.id, userId: existing.id } },
-      update: { role: "admin" },
-      create: { organizationId: organization.id, userId: existing.id, role: "admin" },
-    });
-    return { email, password: null, organizationId: organization.id };
-  }
   const password = options.password ?? randomBytes(12).toString("base64url");
-  const user = await createLocalUser(db, { email, name: "Local admin", password, organizationId: organization.id, role: "admin" });
-  await db.user.update({ where: { id: user.id }, data: { role: "admin" } });
-  return { email, password, organizationId: organization.id };
+  const rows = await ensureLocalAdminRows(db, { email, passwordHash: () => hashPassword(password) });
+  return { email, userId: rows.userId, password: rows.created ? password : null, organizationId: rows.organizationId };
 }

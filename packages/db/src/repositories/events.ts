@@ -42,7 +42,9 @@ export type EventType =
   // A person's review of one label on one rollout (or one imported from a truth file).
   | "label_review"
   // The run's spend crossed 80% of its GPU budget; recorded once per run.
-  | "budget_80";
+  | "budget_80"
+  // Model weights the retention policy deleted (after the run, or by `evotrainer gc`), with their sizes.
+  | "retention_applied";
 
 /**
  * Appends one row to the run's ledger (the table rejects updates), and, for events that notify,

@@ -23,6 +23,7 @@ export {
   type MemberRow,
   type PendingInvitation,
 } from "./members.ts";
+export { ensureLocalAdminRows, ensureLocalOrganization, LOCAL_ADMIN_EMAIL, LOCAL_ORGANIZATION_SLUG, type LocalAdminRows } from "./local-admin.ts";
 export { createOrganization, INSTALLATION_ADMIN_ROLE, isInstallationAdmin, listOrganizations, slugOf, type OrganizationSummary } from "./organizations.ts";
 export {
   createWebhook, listWebhooks, deleteWebhook, openWebhook, enqueueNotification, writeOutbox, relayOutbox, createTestDelivery, loadDelivery, recordAttempt, pendingDeliveries, listDeliveries, webhookInputSchema,
@@ -38,3 +39,4 @@ export { branchLabelVerdicts, loadBranchFailureData, type BranchFailureData } fr
 export { registerDraftedHarness, type DraftedHarnessOutcome } from "./register-drafted-harness.ts";
 export { recordReview, toReviewRecord, type ReviewInput, type ReviewRecord } from "./label-reviews.ts";
 export { reviewedPrecisionCounts, reviewHarness, runLabelQuality, runLabelTrust, runReviewQueue, type ReviewedDetector, type ReviewQueueState } from "./label-quality-facts.ts";
+export { allRunIds, loadRetentionState, recordRetention, runsDueForRetention, type RetentionJob, type RetentionRecord, type RetentionState } from "./retention.ts";

@@ -46,6 +46,8 @@ export interface RunReport {
     verdict: { promoted: boolean; checks: { name: string; passed: boolean; blocking: boolean; detail: string; value: unknown; limit: unknown }[]; ci: [number | null, number | null] } | null;
     decision: { kind: string; actor: string; reason: string } | null;
     labels: Record<string, number>;
+    /** Bytes of this branch's model weights the retention policy deleted (docs/retention.md), or null if none were. */
+    weightsDeleted: { bytes: number } | null;
   }[];
   skills: { name: string; trigger: string; successes: number; failures: number }[];
   sealed: { score: number; branchId: string } | null;
@@ -85,6 +87,7 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
   const sealed = (run.finalReport as { sealed?: { score: number; branchId: string } | null } | null)?.sealed ?? null;
   const spend = await llmSpendByBranch(db, run.id);
   const fallbacks = await db.event.count({ where: { runId: run.id, type: "proposer_fallback" } });
+  const weightsDeleted = await weightsDeletedByBranch(db, run.id);
   const config = runConfigSchema.safeParse(run.settings);
   const llmBudget = config.success && config.data.search.proposer === "llm" ? (config.data.llm ?? llmSettingsSchema.parse({})).budgetDollars : null;
 
@@ -142,11 +145,22 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
           : null,
         decision: decision ? { kind: decision.kind, actor: decision.actorType, reason: decision.reason } : null,
         labels: labelRates.get(b.id) ?? {},
+        weightsDeleted: weightsDeleted.has(b.id) ? { bytes: weightsDeleted.get(b.id)! } : null,
       };
     }),
     skills: run.organization.skills.map((s) => ({ name: s.name, trigger: s.trigger, successes: s.successCount, failures: s.failureCount })),
     sealed,
   };
+}
+
+/** Bytes deleted per branch, from the run's `retention_applied` events. */
+async function weightsDeletedByBranch(db: Database, runId: string): Promise<Map<string, number>> {
+  const events = await db.event.findMany({ where: { runId, type: "retention_applied" }, select: { payload: true } });
+  const bytes = new Map<string, number>();
+  for (const event of events) {
+    for (const d of (event.payload as { deleted: { branchId: string; bytes: number }[] }).deleted) bytes.set(d.branchId, (bytes.get(d.branchId) ?? 0) + d.bytes);
+  }
+  return bytes;
 }
 
 /** LLM spend per branch, aggregated in Postgres from the call events' usage and dollars (the prompts stay there). */
