@@ -23,7 +23,7 @@ describe("evotrainer import openhands", () => {
     await db.$disconnect();
   });
 
-  it("imports OpenHands' published output directories without flags, results joined from report.json and output.swebench_eval.jsonl, a bad line quarantined, nothing twice", async () => {
+  it("imports OpenHands' published output directories without flags or even the format, results joined from report.json and output.swebench_eval.jsonl, a bad line quarantined, nothing twice", async () => {
     // OpenHands writes evaluation_outputs/outputs/<dataset>/<agent>/<model>_maxiter_<n>_N_<note>/output.jsonl,
     // and puts the results beside it: the SWE-bench harness's summary report.json (eval_infer.sh), or
     // output.swebench_eval.jsonl from its remote evaluation.
@@ -61,8 +61,9 @@ describe("evotrainer import openhands", () => {
     expect(rows[1]!.finishReason).toMatch(/^RuntimeError: Agent reached maximum iteration/);
     expect(rows[3]!.extra).toMatchObject({ format: "openhands", resolved: true, report: { empty_generation: false }, patch: expect.stringMatching(/^diff --git a\/src\/libponyc\/ast\/parser.c/) });
 
-    const again = await importJson("openhands", outputs);
-    expect(again).toMatchObject({ branchId, created: false, rollouts: { added: 0 } });
+    // Named without its format, the directory is told by its layout.
+    const again = await importJson(outputs);
+    expect(again).toMatchObject({ format: "openhands", branchId, created: false, rollouts: { added: 0 } });
     // The file rewritten (lines reordered, the bad one fixed by dropping it): the same three, by content.
     writeFileSync(ponyOutput, `${[...ponyLines].reverse().join("\n")}\n`);
     const reordered = await importJson("openhands", outputs);
@@ -73,6 +74,6 @@ describe("evotrainer import openhands", () => {
   it("import --help names openhands and the layout it reads", async () => {
     const help = await runCli(["import", "--help"], { DATABASE_URL: databaseUrl });
     expect(help.code).toBe(0);
-    for (const text of ["openhands", "output.jsonl", "output.swebench_eval.jsonl", "evaluation_outputs/outputs/<dataset>/<agent>/"]) expect(help.stdout).toContain(text);
+    for (const text of ["openhands", "output.jsonl", "Without a format (evotrainer import <file-or-dir> …)", "output.swebench_eval.jsonl", "evaluation_outputs/outputs/<dataset>/<agent>/"]) expect(help.stdout).toContain(text);
   }, 120_000);
 });

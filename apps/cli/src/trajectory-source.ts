@@ -12,7 +12,7 @@ const OPENHANDS_EVAL = /\.swebench_eval\.jsonl$/;
 const isReportFile = (name: string) => name === REPORT_FILE || OPENHANDS_EVAL.test(name);
 
 /** The files under `dir` (at any depth) whose name passes `test`, in path order. */
-function filesUnder(dir: string, test: (name: string) => boolean): string[] {
+export function filesUnder(dir: string, test: (name: string) => boolean): string[] {
   const found: string[] = [];
   const walk = (at: string) => {
     for (const entry of readdirSync(at, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
