@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AGENT_FORMATS } from "@evotrainer/adapters";
 
 export const AGENT_IMPORT_USAGE =
-  "usage: evotrainer import mini-swe-agent|swe-agent|openai-chat <file-or-dir> [--run <runId> | --config <run.yaml>] [--report <report.json or directory>] [--json]";
+  "usage: evotrainer import [mini-swe-agent|swe-agent|openhands|openai-chat] <file-or-dir> [--run <runId> | --config <run.yaml>] [--report <report.json or directory>] [--json]";
 
 const FLAGS = {
   run: { type: "string" },

@@ -12,15 +12,22 @@ Trainer runs (a new base branch of --run, or of a run created from --config):
                   or checkpoint-*/trainer_state.json for the trainer's metrics
 
 Agent trajectories (into examples/imported-swe.yaml's run unless --run or --config); a directory is
-searched at any depth, and the report.json files under it are joined by instance id (reward 1 when
-resolved), as is --report <file or directory>:
+searched at any depth, and the report files under it (report.json, output.swebench_eval.jsonl) are joined by
+instance id (reward 1 when resolved), as is --report <file or directory>:
   mini-swe-agent  trajs/<id>/<id>.traj.json beside logs/<id>/report.json (a run's output directory),
                   or JSONL of trajectories (.jsonl, .jsonl.gz), one per line
   swe-agent       a directory of <id>.traj files (SWE-agent's trajectories/<user>/<run>/<id>/<id>.traj)
+  openhands       output.jsonl (and .gz) of OpenHands' run_infer.py, one instance per line (its output
+                  directory evaluation_outputs/outputs/<dataset>/<agent>/<model>_maxiter_<n>/); results from
+                  the report.json or output.swebench_eval.jsonl beside it, or the line's own report
   openai-chat     .jsonl, .json (and .gz) of OpenAI-style chats: a list of messages, or an object holding one
                   under messages, conversation, chat or trajectory, per line
+Without a format (evotrainer import <file-or-dir> …), the layout names it: output.jsonl is openhands,
+<id>.traj swe-agent, <id>.traj.json mini-swe-agent (a directory must hold one kind), and another
+.jsonl file is told by its first line.
 SWE-bench results: every logs/run_evaluation/<run>/<model>/<id>/report.json under the imported
-directory or under --report, or one report file (per-instance, or the run summary with resolved_ids).
+directory or under --report, or one report file (per-instance, the run summary with resolved_ids,
+or OpenHands' output.swebench_eval.jsonl).
 
 Each trajectory is named by its task and a hash of its messages: importing a file again, rewritten,
 reordered or concatenated with others adds only trajectories not yet imported.`;

@@ -20,7 +20,7 @@ commands:
   cancel-job <jobId>                          end one training job through its executor; its branch is cancelled
   ingest <file.jsonl> --branch <branchId>     load rollouts into a branch, labelled by its run's harness; bad lines are quarantined
   import verl|trl <dir> (--run <runId> | --config <run.yaml>) [--json]   turn an existing verl or TRL run directory into a branch: labelled rollouts, trainer metrics
-  import mini-swe-agent|swe-agent|openai-chat <file-or-dir> [--run <runId> | --config <run.yaml>] [--report <report.json>] [--json]   agent trajectories (SWE-bench results joined) into a labelled branch
+  import [mini-swe-agent|swe-agent|openhands|openai-chat] <file-or-dir> [--run <runId> | --config <run.yaml>] [--report <report.json or directory>] [--json]   agent trajectories (SWE-bench results joined) into a labelled branch
   orgs create <name> --admin <email> | orgs list   organizations (installation admins): create one and print its first admin's invitation link
   labels export <runId> [--out <file>] | labels import <file> [--run <runId>] | labels quality <runId> [--json]   reviews of labels as a JSONL truth file, and each detector's precision, recall and informativeness from them
   users invite|list|role|remove|reset-password …   members of an organization: invitation and reset links, roles (evotrainer users for details)

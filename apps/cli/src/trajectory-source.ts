@@ -1,15 +1,18 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { AGENT_FORMATS, agentRolloutOf, parseSwebenchReport, shortHash, TrajectoryShapeError, type AgentFormat, type SwebenchResult } from "@evotrainer/adapters";
+import { AGENT_FORMATS, agentRolloutOf, openHandsEvalResults, parseSwebenchReport, shortHash, TrajectoryShapeError, type AgentFormat, type SwebenchResult } from "@evotrainer/adapters";
 import type { Rollout } from "@evotrainer/contract";
 import type { RunDirFile } from "./run-dir-source.ts";
 
 const RAW_CHARS = 2_000;
 const REPORT_FILE = "report.json";
+// OpenHands' remote evaluation writes its results beside output.jsonl as output.swebench_eval.jsonl.
+const OPENHANDS_EVAL = /\.swebench_eval\.jsonl$/;
+const isReportFile = (name: string) => name === REPORT_FILE || OPENHANDS_EVAL.test(name);
 
 /** The files under `dir` (at any depth) whose name passes `test`, in path order. */
-function filesUnder(dir: string, test: (name: string) => boolean): string[] {
+export function filesUnder(dir: string, test: (name: string) => boolean): string[] {
   const found: string[] = [];
   const walk = (at: string) => {
     for (const entry of readdirSync(at, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -46,6 +49,7 @@ function readText(file: string): string {
 }
 
 function readSwebenchReport(file: string): Map<string, SwebenchResult> {
+  if (OPENHANDS_EVAL.test(file)) return openHandsEvalResults(readText(file), file);
   let json: unknown;
   try {
     json = JSON.parse(readText(file));
@@ -56,20 +60,22 @@ function readSwebenchReport(file: string): Map<string, SwebenchResult> {
 }
 
 /**
- * SWE-bench's results by instance id, from a report file or from every `report.json` under a
- * directory: SWE-bench writes one per instance (`logs/run_evaluation/<run>/<model>/<id>/report.json`),
- * as mini-swe-agent's runs do beside their trajectories (`logs/<id>/report.json`).
+ * SWE-bench's results by instance id, from a report file or from every `report.json` and
+ * `*.swebench_eval.jsonl` under a directory: SWE-bench writes one report per instance
+ * (`logs/run_evaluation/<run>/<model>/<id>/report.json`), as mini-swe-agent's runs do beside their
+ * trajectories (`logs/<id>/report.json`); OpenHands puts the harness's summary `report.json`, or its
+ * remote evaluation's `output.swebench_eval.jsonl`, beside `output.jsonl`.
  */
 export function readSwebenchReports(path: string): Map<string, SwebenchResult> {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) throw new Error(`${path}: no such file or directory`);
   if (stat.isFile()) return readSwebenchReport(path);
   const results = new Map<string, SwebenchResult>();
-  for (const file of filesUnder(path, (name) => name === REPORT_FILE)) for (const [id, result] of readSwebenchReport(file)) results.set(id, result);
+  for (const file of filesUnder(path, isReportFile)) for (const [id, result] of readSwebenchReport(file)) results.set(id, result);
   return results;
 }
 
-/** The results beside imported trajectories: the `report.json` files under the imported directory, if any. */
+/** The results beside imported trajectories: the report files under the imported directory, if any. */
 export function reportsBeside(path: string): Map<string, SwebenchResult> | undefined {
   if (!statSync(path).isDirectory()) return undefined;
   const results = readSwebenchReports(path);

@@ -17,7 +17,7 @@ function agentRunConfig(file: string | undefined, name: string): RunConfig {
 }
 
 /**
- * `evotrainer import mini-swe-agent|swe-agent|openai-chat <path>`: agent trajectories a team already
+ * `evotrainer import mini-swe-agent|swe-agent|openhands|openai-chat <path>`: agent trajectories a team already
  * has (a file, or a directory searched for the format's files) become a branch labelled by the run's
  * harness, through the same path as `import verl|trl`. With `--report`, SWE-bench's results join by
  * instance id (reward 1 when resolved, the FAIL_TO_PASS / PASS_TO_PASS counts). With neither `--run`

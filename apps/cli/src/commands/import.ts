@@ -1,6 +1,7 @@
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { RunConfig } from "@evotrainer/core";
+import { detectAgentFormat } from "../agent-format-detection.ts";
 import { isAgentFormat } from "../agent-import-options.ts";
 import { IMPORT_HELP } from "../import-help.ts";
 import { parseImportArgs } from "../import-options.ts";
@@ -24,6 +25,13 @@ export async function importCommand(args: string[]): Promise<number> {
     return 0;
   }
   if (isAgentFormat(args[0])) return importAgentCommand(args);
+  // A path where the format goes: the agent framework that publishes that layout.
+  const first = args[0]!;
+  if (first !== "verl" && first !== "trl" && !first.startsWith("-") && existsSync(first)) {
+    const format = detectAgentFormat(first);
+    process.stderr.write(`import: ${first} is ${format}'s layout\n`);
+    return importAgentCommand([format, ...args]);
+  }
   const options = parseImportArgs(args);
   const dir = resolve(options.dir);
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${options.dir}: no such directory`);

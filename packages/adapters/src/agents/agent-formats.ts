@@ -1,6 +1,7 @@
 import type { Rollout } from "@evotrainer/contract";
 import { miniSweAgentRollout } from "./mini-swe-agent.ts";
 import { openAiChatRollout } from "./openai-chat.ts";
+import { openHandsRollout } from "./openhands.ts";
 import { sweAgentRollout } from "./swe-agent.ts";
 import type { SwebenchResult } from "./swebench-report.ts";
 
@@ -8,6 +9,8 @@ import type { SwebenchResult } from "./swebench-report.ts";
 export const AGENT_FORMATS = {
   "mini-swe-agent": { files: /\.traj\.json$|\.jsonl(\.gz)?$/ },
   "swe-agent": { files: /\.traj$/ },
+  // run_infer.py's evaluation output: <output dir>/output.jsonl, one instance per line.
+  openhands: { files: /^output\.jsonl(\.gz)?$/ },
   "openai-chat": { files: /\.jsonl?(\.gz)?$/ },
 } as const;
 export type AgentFormat = keyof typeof AGENT_FORMATS;
@@ -20,6 +23,7 @@ export function agentRolloutOf(
 ): Rollout {
   const common = { where: options.where, ...(options.report ? { report: options.report } : {}) };
   if (format === "mini-swe-agent") return miniSweAgentRollout(json, { ...common, instanceId: options.fileStem });
+  if (format === "openhands") return openHandsRollout(json, common);
   if (format === "swe-agent") return sweAgentRollout(json, { ...common, instanceId: options.fileStem });
   return openAiChatRollout(json, common);
 }
