@@ -4,3 +4,4 @@ export * from "./approval-guard.ts";
 export * from "./veto-override.ts";
 export * from "./run-control.ts";
 export * from "./job-retry.ts";
+export * from "./gpu-charge.ts";
