@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
@@ -8,9 +8,9 @@ import { runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
-import { WORKER } from "../support/cli.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { until } from "../support/until.ts";
+import { killWorker, startWorkerProcess } from "../support/worker-process.ts";
 
 // A database of its own: every worker's reconcile sweep drives all the runs of its database, so a worker
 // of another test file would otherwise keep this run going while this one lies killed.
@@ -45,29 +45,11 @@ function rng(seed: number): () => number {
 let started = 0;
 function startWorker(prefix: string, failpoint?: { spec: string; file: string }): ChildProcess {
   // Each incarnation's output in a file of its own, for when a comparison fails.
-  mkdirSync(join(scratch, "logs"), { recursive: true });
-  const log = openSync(join(scratch, "logs", `worker-${++started}.log`), "w");
-  return spawn(process.execPath, [WORKER], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: redisUrl,
-      EVO_QUEUE_PREFIX: prefix,
-      EVO_JOBS_DIR: join(scratch, "jobs"),
-      EVO_MONITOR_EVERY_MS: "200",
-      EVO_RECONCILE_EVERY_MS: "1000",
-      ...(failpoint ? { EVO_FAILPOINT: failpoint.spec, EVO_FAILPOINT_FILE: failpoint.file } : {}),
-    },
-    stdio: ["ignore", log, log],
-  });
+  const logFile = join(scratch, "logs", `worker-${++started}.log`);
+  return startWorkerProcess({ databaseUrl, redisUrl, prefix, jobsDir: join(scratch, "jobs"), logFile, ...(failpoint ? { failpoint } : {}) });
 }
 
-async function killed(worker: ChildProcess): Promise<void> {
-  if (worker.exitCode !== null || worker.signalCode !== null) return;
-  const exited = new Promise((resolve) => worker.once("exit", resolve));
-  worker.kill("SIGKILL");
-  await exited;
-}
+const killed = killWorker;
 
 /** Starts a run in its own organization (so no skill learned elsewhere changes its course). */
 async function startRun(prefix: string): Promise<string> {
