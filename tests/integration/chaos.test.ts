@@ -101,6 +101,18 @@ async function tables(runId: string) {
   };
 }
 
+/**
+ * What a run was charged per trained step, in GPU-seconds, beside what its trainers measured those
+ * steps took on their own clock (`trainer/timing_s/step`): the same work on a slower moment of the
+ * machine takes longer on both, so their ratio tells charged overhead from machine speed.
+ */
+async function budgetSpent(runId: string) {
+  const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+  const steps = await db.metricPoint.findMany({ where: { branch: { runId }, name: "trainer/timing_s/step" }, select: { value: true } });
+  const stepSeconds = steps.reduce((sum, s) => sum + s.value, 0);
+  return { perStep: run.gpuSecondsUsed / steps.length, perTrainerSecond: run.gpuSecondsUsed / stepSeconds, steps: steps.length };
+}
+
 /** Where the run stands, to pick a kill point that lies ahead of it. */
 async function phase(runId: string): Promise<"finishing" | "judging" | "training" | "between rounds"> {
   const run = await db.run.findUniqueOrThrow({ where: { id: runId }, include: { branches: { select: { status: true } } } });
@@ -158,6 +170,7 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     const calmRun = await startRun(calm);
     await until("the undisturbed run", () => finished(calmRun), 600_000);
     const expected = await tables(calmRun);
+    const calmBudget = await budgetSpent(calmRun);
     // From here on only the worker under test may drive a run.
     await killed(calmWorker);
 
@@ -200,6 +213,8 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     }
     console.log(`chaos seed ${SEED}: ${kills.length} kills\n  ${kills.join("\n  ")}`);
     const disturbed = await tables(stormyRun);
+    const stormyBudget = await budgetSpent(stormyRun);
+    console.log(`GPU-seconds per trained step: calm ${calmBudget.perStep.toFixed(3)}, stormy ${stormyBudget.perStep.toFixed(3)}; per second of the trainers' own step time: calm ${calmBudget.perTrainerSecond.toFixed(3)}, stormy ${stormyBudget.perTrainerSecond.toFixed(3)}`);
 
     // Two workers at once on one run: every step is claimed by one of them, none is done twice.
     workers.push(startWorker(doubled), startWorker(doubled));
@@ -216,6 +231,15 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     // During training, inside an ingest transaction, between verdict and decision, during propose, and
     // during the sealed evaluation.
     for (const point of [...required, "sealed-evaluation"]) expect(kills.some((k) => k.includes(point)), point).toBe(true);
+    // The budget is the jobs' own time: SIGKILLing the worker kills no job (each runs in its own session),
+    // so the stormy run's jobs do the calm run's work and are charged by their own clocks (heartbeat
+    // start to last beat), never for the worker's downtime or restarts. Measured against the trainers'
+    // own step time, which slows with the machine as the charge does, the stormy run may cost at most
+    // a quarter more per step: room for setup and evaluation, which the step time does not cover, to
+    // run slower while a restarting worker competes for the CPU. Charged by control-plane wall time, as
+    // before, each kill added the time until the restarted worker's next look to every running job.
+    expect(stormyBudget.steps).toBe(calmBudget.steps);
+    expect(stormyBudget.perTrainerSecond).toBeLessThanOrEqual(calmBudget.perTrainerSecond * 1.25);
     // Every table is compared, and every difference reported, before the test fails.
     for (const key of Object.keys(expected) as (keyof typeof expected)[]) {
       expect.soft(disturbed[key], `killed run: ${key}`).toEqual(expected[key]);
