@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
@@ -8,9 +8,9 @@ import { runConfigSchema } from "@evotrainer/core";
 import { createDatabase, createRun } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
-import { WORKER } from "../support/cli.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { until } from "../support/until.ts";
+import { killWorker, startWorkerProcess } from "../support/worker-process.ts";
 
 // A database of its own: every worker's reconcile sweep drives all the runs of its database, so a worker
 // of another test file would otherwise keep this run going while this one lies killed.
@@ -45,29 +45,11 @@ function rng(seed: number): () => number {
 let started = 0;
 function startWorker(prefix: string, failpoint?: { spec: string; file: string }): ChildProcess {
   // Each incarnation's output in a file of its own, for when a comparison fails.
-  mkdirSync(join(scratch, "logs"), { recursive: true });
-  const log = openSync(join(scratch, "logs", `worker-${++started}.log`), "w");
-  return spawn(process.execPath, [WORKER], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: redisUrl,
-      EVO_QUEUE_PREFIX: prefix,
-      EVO_JOBS_DIR: join(scratch, "jobs"),
-      EVO_MONITOR_EVERY_MS: "200",
-      EVO_RECONCILE_EVERY_MS: "1000",
-      ...(failpoint ? { EVO_FAILPOINT: failpoint.spec, EVO_FAILPOINT_FILE: failpoint.file } : {}),
-    },
-    stdio: ["ignore", log, log],
-  });
+  const logFile = join(scratch, "logs", `worker-${++started}.log`);
+  return startWorkerProcess({ databaseUrl, redisUrl, prefix, jobsDir: join(scratch, "jobs"), logFile, ...(failpoint ? { failpoint } : {}) });
 }
 
-async function killed(worker: ChildProcess): Promise<void> {
-  if (worker.exitCode !== null || worker.signalCode !== null) return;
-  const exited = new Promise((resolve) => worker.once("exit", resolve));
-  worker.kill("SIGKILL");
-  await exited;
-}
+const killed = killWorker;
 
 /** Starts a run in its own organization (so no skill learned elsewhere changes its course). */
 async function startRun(prefix: string): Promise<string> {
@@ -117,6 +99,18 @@ async function tables(runId: string) {
     skills: sorted(skills.map((s) => `${s.name} +${s.successCount} -${s.failureCount}`)),
     eventsByType: counts(events.map((e) => e.type)),
   };
+}
+
+/**
+ * What a run was charged per trained step, in GPU-seconds, beside what its trainers measured those
+ * steps took on their own clock (`trainer/timing_s/step`): the same work on a slower moment of the
+ * machine takes longer on both, so their ratio tells charged overhead from machine speed.
+ */
+async function budgetSpent(runId: string) {
+  const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+  const steps = await db.metricPoint.findMany({ where: { branch: { runId }, name: "trainer/timing_s/step" }, select: { value: true } });
+  const stepSeconds = steps.reduce((sum, s) => sum + s.value, 0);
+  return { perStep: run.gpuSecondsUsed / steps.length, perTrainerSecond: run.gpuSecondsUsed / stepSeconds, steps: steps.length };
 }
 
 /** Where the run stands, to pick a kill point that lies ahead of it. */
@@ -176,6 +170,7 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     const calmRun = await startRun(calm);
     await until("the undisturbed run", () => finished(calmRun), 600_000);
     const expected = await tables(calmRun);
+    const calmBudget = await budgetSpent(calmRun);
     // From here on only the worker under test may drive a run.
     await killed(calmWorker);
 
@@ -218,6 +213,8 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     }
     console.log(`chaos seed ${SEED}: ${kills.length} kills\n  ${kills.join("\n  ")}`);
     const disturbed = await tables(stormyRun);
+    const stormyBudget = await budgetSpent(stormyRun);
+    console.log(`GPU-seconds per trained step: calm ${calmBudget.perStep.toFixed(3)}, stormy ${stormyBudget.perStep.toFixed(3)}; per second of the trainers' own step time: calm ${calmBudget.perTrainerSecond.toFixed(3)}, stormy ${stormyBudget.perTrainerSecond.toFixed(3)}`);
 
     // Two workers at once on one run: every step is claimed by one of them, none is done twice.
     workers.push(startWorker(doubled), startWorker(doubled));
@@ -234,6 +231,15 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     // During training, inside an ingest transaction, between verdict and decision, during propose, and
     // during the sealed evaluation.
     for (const point of [...required, "sealed-evaluation"]) expect(kills.some((k) => k.includes(point)), point).toBe(true);
+    // The budget is the jobs' own time: SIGKILLing the worker kills no job (each runs in its own session),
+    // so the stormy run's jobs do the calm run's work and are charged by their own clocks (heartbeat
+    // start to last beat), never for the worker's downtime or restarts. Measured against the trainers'
+    // own step time, which slows with the machine as the charge does, the stormy run may cost at most
+    // a quarter more per step: room for setup and evaluation, which the step time does not cover, to
+    // run slower while a restarting worker competes for the CPU. Charged by control-plane wall time, as
+    // before, each kill added the time until the restarted worker's next look to every running job.
+    expect(stormyBudget.steps).toBe(calmBudget.steps);
+    expect(stormyBudget.perTrainerSecond).toBeLessThanOrEqual(calmBudget.perTrainerSecond * 1.25);
     // Every table is compared, and every difference reported, before the test fails.
     for (const key of Object.keys(expected) as (keyof typeof expected)[]) {
       expect.soft(disturbed[key], `killed run: ${key}`).toEqual(expected[key]);

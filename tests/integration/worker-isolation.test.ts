@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 // the run's shared database acts on other files' runs, and they on its: CI met that as a cancellation
 // event gone missing and a jobs folder written into during cleanup. This guard keeps it from coming back.
 const dir = "tests/integration";
-const startsWorker = /startWorkerApp\(|\[WORKER\b/;
+const startsWorker = /startWorkerApp\(|startWorkerProcess\(|\[WORKER\b/;
 const ownDatabase = /createTestDatabase\(|apiHarness\(/;
 
 describe("every integration file that starts a worker has a database of its own", () => {

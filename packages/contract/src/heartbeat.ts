@@ -12,6 +12,9 @@ export type HeartbeatPhase = z.infer<typeof heartbeatPhaseSchema>;
 export const heartbeatSchema = z.object({
   step: z.number().int().nonnegative(),
   time: z.iso.datetime({ offset: true }),
+  // When this attempt of the job started, on the same clock as \`time\`: the job's own clock, which
+  // GPU-seconds are charged by (time − startedAt). Without it a job is charged nothing.
+  startedAt: z.iso.datetime({ offset: true }).optional(),
   phase: heartbeatPhaseSchema,
   // Fraction of the job done, for progress bars and time-left estimates.
   progress: z.number().min(0).max(1),

@@ -73,6 +73,9 @@ export const jobSchema = z
     evalSplits: z.array(evalSplitSchema).min(1).default(["promotion"]),
     budget: budgetSchema,
     seed: z.number().int().nonnegative(),
+    // 1 for the first launch, +1 per retry. Trainers stamp it on their rollout and metrics lines, so
+    // the control plane keeps a step's rows from the attempt that wrote it last (see docs/jobs).
+    attempt: z.number().int().positive().default(1),
     outputDir: z.string().min(1),
     // Adapter-specific settings (verl overrides, gym speed knobs): not part of the recipe's factors.
     adapter: z.record(z.string(), z.unknown()).default({}),

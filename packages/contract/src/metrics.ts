@@ -10,6 +10,8 @@ import { paths } from "./paths.ts";
 export const metricsLineSchema = z.object({
   step: z.number().int().nonnegative(),
   data: z.record(z.string(), z.number().nullable()),
+  // The job attempt that wrote the line, as on rollout lines: a later attempt's step replaces an earlier one's.
+  attempt: z.number().int().positive().optional(),
 });
 export type MetricsLine = z.infer<typeof metricsLineSchema>;
 
@@ -18,12 +20,13 @@ export async function appendMetrics(
   outputDir: string,
   step: number,
   data: Readonly<Record<string, number | null>>,
+  attempt?: number,
 ): Promise<MetricsLine> {
   const file = paths(outputDir).metrics;
   const finite = Object.fromEntries(
     Object.entries(data).map(([key, value]) => [key, value !== null && Number.isFinite(value) ? value : null]),
   );
-  const parsed = metricsLineSchema.safeParse({ step, data: finite });
+  const parsed = metricsLineSchema.safeParse({ step, data: finite, ...(attempt === undefined ? {} : { attempt }) });
   if (!parsed.success) {
     const issues = describeZodIssues(parsed.error.issues);
     throw new ContractFileError(file, "refusing to append an invalid metrics line:", issues);

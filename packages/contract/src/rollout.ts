@@ -76,6 +76,9 @@ export const rolloutSchema = z
     advantage: z.number().optional(),
     tokens: tokenStatsSchema.optional(),
     extra: z.record(z.string(), z.unknown()).optional(),
+    // The job attempt that wrote the line (job.json's `attempt`): a later attempt's lines of a step
+    // replace an earlier one's. Absent in imported data, which has one attempt.
+    attempt: z.number().int().positive().optional(),
   })
   .refine((r) => r.response !== undefined || r.trajectory !== undefined, {
     error: "a rollout needs a response or a trajectory",

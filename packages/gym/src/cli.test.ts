@@ -48,12 +48,18 @@ describe("the gym command line", () => {
       await new Promise((done) => setTimeout(done, 40));
     }
     expect(await exited, output).toBe(0);
+    // The last beat ends the attempt on the job's own clock, which GPU-seconds are charged by.
+    const last = (await readHeartbeat(out))!;
+    expect(last.phase).toBe("teardown");
+    expect(Date.parse(last.time) - Date.parse(last.startedAt!)).toBeGreaterThan(0);
     const trainingBeats = [...beats].filter((b) => /^\d+\/(rollout|update|checkpoint)\//.test(b));
     expect(new Set(trainingBeats.map((b) => b.split("/")[0])).size).toBeGreaterThanOrEqual(3);
 
     const p = paths(out);
     const metrics = (await jsonl(p.metrics)).map((m) => metricsLineSchema.parse(m));
     expect(metrics.map((m) => m.step)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Every line carries the job's attempt (1 here), so a retry's lines replace these in the control plane.
+    expect(metrics.every((m) => m.attempt === 1)).toBe(true);
     for (const key of ["critic/score/mean", "actor/entropy", "actor/kl_loss", "actor/pg_clipfrac", "response_length/mean", "train/dead_group_ratio", "train/truncation_rate", "train/pass_rate"]) {
       expect(typeof metrics[5]!.data[key], key).toBe("number");
     }
@@ -61,7 +67,7 @@ describe("the gym command line", () => {
       const rows = (await jsonl(p.rolloutsFile("train", step))).map((r) => rolloutSchema.parse(r));
       expect(rows).toHaveLength(8 * 8);
       expect(new Set(rows.map((r) => r.uid)).size).toBe(rows.length);
-      expect(rows.every((r) => r.split === "train" && r.step === step && r.trajectory !== undefined && r.turns >= 1)).toBe(true);
+      expect(rows.every((r) => r.split === "train" && r.step === step && r.trajectory !== undefined && r.turns >= 1 && r.attempt === 1)).toBe(true);
     }
     const evalRows = (await jsonl(p.rolloutsFile("eval", 6))).map((r) => rolloutSchema.parse(r));
     expect(evalRows.filter((r) => r.split === "promotion")).toHaveLength(16 * 2);

@@ -53,8 +53,14 @@ export async function runGymJob(jobFile: string, options: RunGymJobOptions = {})
   }
   const outputDir = job.outputDir;
   let lastStep: number | null = null;
+  // This attempt's start on the job's own clock: every beat carries it, and GPU-seconds are charged from it.
+  const startedAt = new Date().toISOString();
+  const beat = (step: number, phase: HeartbeatPhase, progress: number, message?: string) =>
+    writeHeartbeat(outputDir, { step, time: new Date().toISOString(), startedAt, phase, progress: Math.min(1, progress), ...(message ? { message } : {}) });
   const finish = async (failure: FailureClass | null, message: string): Promise<GymJobResult> => {
     const exitCode = failure === null ? 0 : exitCodeFor(failure);
+    // The last beat marks the attempt's end, failed or not, so its whole run is charged.
+    await beat(lastStep ?? 0, "teardown", 1);
     const status = await writeStatus(outputDir, {
       state: failure === null ? "succeeded" : "failed",
       exitCode,
@@ -74,8 +80,6 @@ export async function runGymJob(jobFile: string, options: RunGymJobOptions = {})
       throw error;
     }
     await writeStatus(outputDir, { state: "running", lastStep: null });
-    const beat = (step: number, phase: HeartbeatPhase, progress: number, message?: string) =>
-      writeHeartbeat(outputDir, { step, time: new Date().toISOString(), phase, progress: Math.min(1, progress), ...(message ? { message } : {}) });
     await beat(0, "setup", 0, `gym ${setup.domain}: loading the policy`);
 
     let start: { policy: Policy; step: number };
@@ -90,7 +94,6 @@ export async function runGymJob(jobFile: string, options: RunGymJobOptions = {})
     if (job.kind === "eval") {
       await beat(start.step, "eval", 0.5, "evaluating");
       const score = await evaluate(job, start.policy, start.step);
-      await beat(start.step, "teardown", 1);
       lastStep = start.step;
       return await finish(null, `evaluated the checkpoint of step ${start.step}: ${score}`);
     }
@@ -118,11 +121,11 @@ export async function runGymJob(jobFile: string, options: RunGymJobOptions = {})
       const trainFile = paths(outputDir).rolloutsFile("train", step);
       // A resumed job redoes the steps after its checkpoint; their partial files are replaced, not extended.
       await rm(trainFile, { force: true });
-      const rows = result.batch.flatMap((group, k) => group.map((s) => rolloutRow("train", step, `${step}-${k}-${s.task.id}`, s)));
+      const rows = result.batch.flatMap((group, k) => group.map((s) => ({ ...rolloutRow("train", step, `${step}-${k}-${s.task.id}`, s), attempt: job.attempt })));
       await appendRollouts(outputDir, "train", step, rows);
       await beat(step, "checkpoint", step / maxSteps);
       await saveCheckpoint(outputDir, training.policy, step);
-      await appendMetrics(outputDir, step, { ...result.metrics, "timing_s/step": (Date.now() - stepBegan) / 1000 });
+      await appendMetrics(outputDir, step, { ...result.metrics, "timing_s/step": (Date.now() - stepBegan) / 1000 }, job.attempt);
       lastStep = step;
       log(`step ${step}/${maxSteps} score ${result.metrics["critic/score/mean"]!.toFixed(3)} entropy ${result.metrics["actor/entropy"]!.toFixed(3)}`);
       if (setup.options.evalEvery > 0 && step % setup.options.evalEvery === 0 && step < maxSteps) {
@@ -135,7 +138,6 @@ export async function runGymJob(jobFile: string, options: RunGymJobOptions = {})
     const final = lastStep ?? 0;
     await beat(final, "eval", 1, "final evaluation");
     const score = await evaluate(job, training.policy, final);
-    await beat(final, "teardown", 1);
     return await finish(null, `trained ${final - start.step} steps${stopped}; ${score}`);
   } catch (error) {
     return await finish("crash", `gym crashed: ${(error as Error).stack ?? String(error)}`);
@@ -163,7 +165,7 @@ async function evaluate(job: Job, policy: Policy, step: number): Promise<string>
   for (const split of job.evalSplits) {
     const { result, rows } = evaluateSplit(policy, split, job.evaluation[split], job.evaluation.seed, step);
     splits[split] = result;
-    await appendRollouts(job.outputDir, "eval", step, rows);
+    await appendRollouts(job.outputDir, "eval", step, rows.map((row) => ({ ...row, attempt: job.attempt })));
   }
   await writeEval(job.outputDir, { step, splits });
   return Object.entries(splits)

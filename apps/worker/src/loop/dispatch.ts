@@ -115,6 +115,7 @@ export async function launchJob(
     maxSeconds: remaining,
     // A local job has what the run asks for; a placed one what it was given.
     gpuCount: row.executor === "local" ? config.resources.gpusPerJob : row.gpuCount,
+    attempt: row.attempts + 1,
   });
   let rendered: ReturnType<LoopDeps["adapters"]["gym"]["render"]>;
   try {

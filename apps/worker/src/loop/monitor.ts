@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join, posix, resolve } from "node:path";
-import { paths, readCheckpoint, readEval, readHeartbeat, parseContractPath, type EvalResult } from "@evotrainer/contract";
+import { paths, readCheckpoint, readEval, readHeartbeat, parseContractPath, type EvalResult, type Heartbeat } from "@evotrainer/contract";
 import { cancellationOf, json, recordEvent } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import type { JobHandle } from "@evotrainer/executors";
@@ -11,7 +11,7 @@ import { ingestJobOutputs } from "./ingest-outputs.ts";
 import { mirrorOutputs } from "./mirror-outputs.ts";
 import { settleFailedAttempt } from "./failed-attempt.ts";
 import { staleHeartbeat } from "./stale-heartbeat.ts";
-import { runConfigOf } from "@evotrainer/core";
+import { gpuCharge, runConfigOf } from "@evotrainer/core";
 
 const LOG_TAIL_BYTES = 8_000;
 
@@ -65,19 +65,12 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
   });
 
   const now = new Date();
-  const seconds = (now.getTime() - (job.heartbeatAt ?? job.startedAt ?? now).getTime()) / 1000;
-  await db.$transaction(async (tx) => {
-    await tx.job.update({ where: { id: job.id }, data: { heartbeatAt: now, gpuSeconds: { increment: seconds } } });
-    await tx.branch.update({ where: { id: branch.id }, data: { gpuSecondsUsed: { increment: seconds } } });
-    const run = await tx.run.update({ where: { id: branch.runId }, data: { gpuSecondsUsed: { increment: seconds } }, select: { gpuSecondsUsed: true } });
-    // The run row's lock orders concurrent increments, so exactly one of them crosses the line.
-    if (crossedBudgetShare(config.budget.gpuSeconds, run.gpuSecondsUsed - seconds, run.gpuSecondsUsed, 0.8)) {
-      await recordEvent(tx, { runId: branch.runId, type: "budget_80", actor: "system", payload: { gpuSecondsUsed: run.gpuSecondsUsed, gpuSecondsBudget: config.budget.gpuSeconds } });
-    }
-  });
+  // Read after the observation: a job that has ended wrote its last beat before its exit code.
+  const heartbeat = await readHeartbeat(outputDir).catch(() => null);
+  await chargeJobClock(deps, { jobId: job.id, branchId: branch.id, runId: branch.runId, budgetGpuSeconds: config.budget.gpuSeconds }, heartbeat, now);
   if (ingested.quarantined > 0) deps.log(`monitor: job ${job.id} quarantined ${ingested.quarantined} line(s)`);
 
-  const hung = observation.state === "running" ? staleHeartbeat(await readHeartbeat(outputDir).catch(() => null), now, deps.heartbeatStaleMs) : null;
+  const hung = observation.state === "running" ? staleHeartbeat(heartbeat, now, deps.heartbeatStaleMs) : null;
   if (hung) {
     await executor.cancel(handle);
     observation = { state: "failed", exitCode: null, failureClass: "crash", retriable: true, message: hung };
@@ -107,6 +100,41 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
       return settleFailedAttempt(deps, { ...job, branch }, { ...failure, logTail }, localDir);
     }
   }
+}
+
+/**
+ * Charges the job, its branch and its run what the job's own clock moved since the last charge
+ * (core's gpuCharge), never the control plane's time between two passes: a worker that was down
+ * while the job ran charges, when it is back, what the job ran, not how long it was away. The job
+ * row is locked, so two passes at once charge a beat once.
+ */
+async function chargeJobClock(
+  deps: LoopDeps,
+  ids: { jobId: string; branchId: string; runId: string; budgetGpuSeconds: number },
+  heartbeat: Heartbeat | null,
+  now: Date,
+): Promise<void> {
+  const clock = heartbeat?.startedAt ? { startedAt: heartbeat.startedAt, time: heartbeat.time } : null;
+  await deps.db.$transaction(async (tx) => {
+    const [job] = await tx.$queryRaw<{ attemptStartedAt: Date | null; attemptGpuSeconds: number }[]>`
+      SELECT "attemptStartedAt", "attemptGpuSeconds" FROM "Job" WHERE id = ${ids.jobId} FOR UPDATE`;
+    const charge = gpuCharge({ startedAt: job?.attemptStartedAt?.toISOString() ?? null, seconds: job?.attemptGpuSeconds ?? 0 }, clock);
+    if (charge.outcome === "nothing") {
+      await tx.job.update({ where: { id: ids.jobId }, data: { heartbeatAt: now } });
+      return;
+    }
+    const { seconds, attempt } = charge;
+    await tx.job.update({
+      where: { id: ids.jobId },
+      data: { heartbeatAt: now, gpuSeconds: { increment: seconds }, attemptStartedAt: new Date(attempt.startedAt!), attemptGpuSeconds: attempt.seconds },
+    });
+    await tx.branch.update({ where: { id: ids.branchId }, data: { gpuSecondsUsed: { increment: seconds } } });
+    const run = await tx.run.update({ where: { id: ids.runId }, data: { gpuSecondsUsed: { increment: seconds } }, select: { gpuSecondsUsed: true } });
+    // The run row's lock orders concurrent increments, so exactly one of them crosses the line.
+    if (crossedBudgetShare(ids.budgetGpuSeconds, run.gpuSecondsUsed - seconds, run.gpuSecondsUsed, 0.8)) {
+      await recordEvent(tx, { runId: ids.runId, type: "budget_80", actor: "system", payload: { gpuSecondsUsed: run.gpuSecondsUsed, gpuSecondsBudget: ids.budgetGpuSeconds } });
+    }
+  });
 }
 
 /** Where a checkpoint is for the job that resumes from it: on this machine, or on the node that wrote it. */

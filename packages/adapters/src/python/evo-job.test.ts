@@ -12,9 +12,9 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "evo-job-py-"));
 
 /** Runs `body(files)` under evo_job.run_job in a fresh output dir; returns the exit code and that dir. */
-function runBody(name: string, body: string): { code: number | null; outputDir: string; stderr: string } {
+function runBody(name: string, body: string, attempt?: number): { code: number | null; outputDir: string; stderr: string } {
   const outputDir = join(dir, name);
-  const script = `import sys, evo_job\nfrom evo_job import *\ndef body(files):\n${body.replace(/^/gm, "    ")}\nevo_job.run_job(sys.argv[1], body)\n`;
+  const script = `import sys, evo_job\nfrom evo_job import *\ndef body(files):\n${body.replace(/^/gm, "    ")}\nevo_job.run_job(sys.argv[1], body${attempt === undefined ? "" : `, ${attempt}`})\n`;
   const done = spawnSync("python3", ["-c", script, outputDir], { env: { ...process.env, PYTHONPATH: here }, encoding: "utf8" });
   return { code: done.status, outputDir, stderr: done.stderr };
 }
@@ -45,10 +45,26 @@ describe("evo_job.py: how a wrapped trainer's end becomes the contract's exit cl
       "files.eval_result(1, {'promotion': {'score': 0.5, 'tasks': [{'taskId': 't', 'samples': 2, 'meanReward': 0.5, 'passRate': 0.5}]}})",
     ].join("\n"));
     expect(run.code, run.stderr).toBe(0);
-    expect(await readHeartbeat(run.outputDir)).toMatchObject({ step: 1, phase: "update", progress: 0.5 });
+    // The last beat marks the end of the attempt on its own clock, from the same start as every beat.
+    const beat = (await readHeartbeat(run.outputDir))!;
+    expect(beat).toMatchObject({ step: 1, phase: "teardown", progress: 0.5, startedAt: expect.any(String) });
+    expect(Date.parse(beat.time)).toBeGreaterThanOrEqual(Date.parse(beat.startedAt!));
     expect(await readCheckpoint(run.outputDir)).toMatchObject({ step: 1, path: "trl/final" });
     expect((await readEval(run.outputDir, 1))?.splits.promotion?.score).toBe(0.5);
     expect(JSON.parse(readFileSync(join(run.outputDir, "metrics.jsonl"), "utf8"))).toEqual({ step: 1, data: { loss: null, kl: 0.01 } });
+  });
+});
+
+describe("evo_job.py: the attempt on every line", () => {
+  it("stamps job.json's attempt on rollout and metrics lines, so a retry's lines replace the crashed attempt's", () => {
+    const run = runBody("attempt", [
+      "files.rollouts('eval', 1, [{'uid': 'e', 'split': 'promotion', 'step': 1}])",
+      "files.append_rollouts('train', 1, [{'uid': 't', 'split': 'train', 'step': 1}])",
+      "files.metrics(1, {'loss': 0.5})",
+    ].join("\n"), 2);
+    expect(run.code, run.stderr).toBe(0);
+    const first = (file: string) => JSON.parse(readFileSync(join(run.outputDir, file), "utf8").split("\n")[0]!) as { attempt?: number };
+    expect([first("rollouts/eval/step_1.jsonl").attempt, first("rollouts/train/step_1.jsonl").attempt, first("metrics.jsonl").attempt]).toEqual([2, 2, 2]);
   });
 });
 

@@ -65,10 +65,20 @@ def _dumps(value):
 class JobFiles:
     """The contract's files under one output dir. Whole files are written atomically (rename)."""
 
-    def __init__(self, output_dir):
+    def __init__(self, output_dir, attempt=None):
         self.output_dir = output_dir
         self.last_step = None
+        # job.json's attempt, stamped on rollout and metrics lines: a retry's lines of a step replace
+        # the earlier attempt's in the control plane.
+        self.attempt = attempt
+        # This attempt's start on the job's own clock; every beat carries it, and GPU-seconds are
+        # charged from it to the beat's time.
+        self.started_at = now()
+        self._beat = (0, "setup", 0.0)
         os.makedirs(output_dir, exist_ok=True)
+
+    def _stamped(self, row):
+        return row if self.attempt is None else {**row, "attempt": int(self.attempt)}
 
     def path(self, *parts):
         return os.path.join(self.output_dir, *parts)
@@ -82,28 +92,34 @@ class JobFiles:
         os.replace(tmp, target)
 
     def heartbeat(self, step, phase, progress, message=None):
-        beat = {"step": int(step), "time": now(), "phase": phase, "progress": min(1.0, max(0.0, float(progress)))}
+        self._beat = (step, phase, progress)
+        beat = {"step": int(step), "time": now(), "startedAt": self.started_at, "phase": phase, "progress": min(1.0, max(0.0, float(progress)))}
         if message:
             beat["message"] = message
         self._write("heartbeat.json", _dumps(beat))
+
+    def last_beat(self):
+        """The attempt's end on its own clock: the last beat's step, now, so its whole run is charged."""
+        step, _phase, progress = self._beat
+        self.heartbeat(step, "teardown", progress)
 
     def metrics(self, step, data):
         numbers = {k: v for k, v in data.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
         if not numbers:
             return
         with open(self.path("metrics.jsonl"), "a", encoding="utf-8") as f:
-            f.write(_dumps({"step": int(step), "data": numbers}) + "\n")
+            f.write(_dumps(self._stamped({"step": int(step), "data": numbers})) + "\n")
 
     def rollouts(self, directory, step, rows):
         """One step's rollouts, written whole: a re-run of the step replaces them, never duplicates."""
-        self._write(os.path.join("rollouts", directory, f"step_{int(step)}.jsonl"), "".join(_dumps(r) + "\n" for r in rows))
+        self._write(os.path.join("rollouts", directory, f"step_{int(step)}.jsonl"), "".join(_dumps(self._stamped(r)) + "\n" for r in rows))
 
     def append_rollouts(self, directory, step, rows):
         """Adds rollouts to a step's file in one write of whole lines: a trainer that generates more
         than once per step (gradient accumulation) keeps every generation, each with its own uids."""
         target = self.path("rollouts", directory, f"step_{int(step)}.jsonl")
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        data = "".join(_dumps(r) + "\n" for r in rows).encode("utf-8")
+        data = "".join(_dumps(self._stamped(r)) + "\n" for r in rows).encode("utf-8")
         # Appended as bytes with O_APPEND: a reader tailing the file takes only lines already ended.
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
@@ -152,9 +168,9 @@ def _is_out_of_memory(error):
     return name in ("OutOfMemoryError", "MemoryError") or "CUDA out of memory" in str(error)
 
 
-def run_job(output_dir, body):
-    """Runs `body(files)` and exits with the contract's code, status.json written last."""
-    files = JobFiles(output_dir)
+def run_job(output_dir, body, attempt=None):
+    """Runs `body(files)` and exits with the contract's code, a last heartbeat and status.json written last."""
+    files = JobFiles(output_dir, attempt)
 
     def on_sigterm(signum, frame):
         raise Preempted("stopped by SIGTERM")
@@ -164,13 +180,16 @@ def run_job(output_dir, body):
     try:
         body(files)
     except JobFailure as failure:
+        files.last_beat()
         files.status("failed", failure.exit_code, failure.failure_class, str(failure))
         print(f"evo: {failure.failure_class}: {failure}", file=sys.stderr)
         sys.exit(failure.exit_code)
     except BaseException as error:  # noqa: BLE001 - every way out must leave a status behind
         failure_class = "oom" if _is_out_of_memory(error) else "crash"
         traceback.print_exc()
+        files.last_beat()
         files.status("failed", 1, failure_class, f"{type(error).__name__}: {error}")
         sys.exit(1)
+    files.last_beat()
     files.status("succeeded", 0)
     sys.exit(0)

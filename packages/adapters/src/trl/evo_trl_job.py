@@ -377,7 +377,8 @@ def main(argv):
         sys.exit(2)
     job_file, config_file = argv[1], argv[2]
     with open(job_file, encoding="utf-8") as f:
-        output_dir = json.load(f)["outputDir"]
+        written = json.load(f)
+    output_dir, attempt = written["outputDir"], written.get("attempt")
 
     def body(files):
         job = evo_job.read_job(job_file)
@@ -396,7 +397,7 @@ def main(argv):
             evaluate(files, job, model, tokenizer, 0)
         files.heartbeat(files.last_step or 0, "teardown", 1.0)
 
-    evo_job.run_job(output_dir, body)
+    evo_job.run_job(output_dir, body, attempt)
 
 
 if __name__ == "__main__":

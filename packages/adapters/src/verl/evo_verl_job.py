@@ -241,7 +241,8 @@ def main(argv):
         sys.exit(2)
     job_file, command = argv[1], argv[3:]
     with open(job_file, encoding="utf-8") as f:
-        output_dir = json.load(f)["outputDir"]
+        written = json.load(f)
+    output_dir, attempt = written["outputDir"], written.get("attempt")
 
     def body(files):
         job = evo_job.read_job(job_file)
@@ -255,7 +256,7 @@ def main(argv):
             files.checkpoint(*saved)
         files.heartbeat(mapper.last_step, "teardown", 1.0)
 
-    evo_job.run_job(output_dir, body)
+    evo_job.run_job(output_dir, body, attempt)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ export interface JobPlan {
   maxSeconds: number;
   /** GPUs the job holds: 0 on a node without any, where trainers must run on the CPU. */
   gpuCount: number;
+  /** Which launch of the job this is: 1, then +1 per retry (the first when absent). */
+  attempt?: number;
 }
 
 /** The evo.job/v1 document for one job of a branch, validated before any trainer sees it. */
@@ -33,6 +35,7 @@ export function buildJob(config: RunConfig, plan: JobPlan): Job {
     evalSplits: plan.kind === "train" ? ["promotion"] : ["sealed"],
     budget: { maxSeconds: plan.maxSeconds, ...(plan.kind === "train" ? { maxSteps: config.search.stepsPerBranch } : {}), gpuCount: plan.gpuCount },
     seed: config.seed * 10_000 + plan.branchVersion,
+    attempt: plan.attempt ?? 1,
     outputDir: `${plan.workDir}/output`,
     // The run's trainer settings, validated against the adapter's schema when the run was created.
     adapter: parseTrainerSettings(config.adapter, config.trainer),

@@ -5,3 +5,4 @@ export * from "./veto-override.ts";
 export * from "./run-control.ts";
 export * from "./job-retry.ts";
 export * from "./retention.ts";
+export * from "./gpu-charge.ts";

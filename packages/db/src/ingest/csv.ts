@@ -69,6 +69,17 @@ export class CsvLines {
     return new CsvLines(this.bytes.subarray(start, end), end - start, [end - start]);
   }
 
+  /** Only the lines at `indexes` (in that order), copied. */
+  subset(indexes: readonly number[]): CsvLines {
+    const out = CsvLines.withCapacity(this.used);
+    for (const index of indexes) {
+      const start = index === 0 ? 0 : this.ends[index - 1]!;
+      out.used += this.bytes.copy(out.bytes, out.used, start, this.ends[index]!);
+      out.ends.push(out.used);
+    }
+    return out;
+  }
+
   /** These lines, each with `prefixes[i]` in front of line i: fields known only when the lines are written. */
   prefixed(prefixes: readonly string[]): CsvLines {
     const out = CsvLines.withCapacity(this.used + prefixes.reduce((sum, p) => sum + p.length * 3, 0));

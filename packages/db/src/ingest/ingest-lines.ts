@@ -8,6 +8,7 @@ import { CsvLines } from "./csv.ts";
 import { saveCursor, storedCursor, type StoredCursor } from "./file-cursor.ts";
 import { storableRollout } from "./sanitize-text.ts";
 import { addToStepAggregates } from "./step-aggregates.ts";
+import { claimSteps, clearRolloutSteps, newestAttempts, ownedLine, type AttemptedLine } from "./step-attempts.ts";
 
 export interface IngestLinesInput {
   owner: RolloutOwner & { jobId: string };
@@ -55,6 +56,8 @@ interface Line {
   rollout: Rollout;
 }
 
+const attempted = ({ rollout }: Line): AttemptedLine => ({ stream: rollout.split, step: rollout.step, attempt: rollout.attempt });
+
 const RAW_SNIPPET_CHARS = 2_000;
 
 /**
@@ -94,7 +97,7 @@ export interface PreparedLines {
 const PREPARE_SLICE = 256;
 
 export async function prepareLines(input: IngestLinesInput, batch: LinesBatch): Promise<PreparedLines> {
-  const good: Line[] = [];
+  let good: Line[] = [];
   const bad: BadLine[] = [...(batch.unreadable ?? [])];
   const labelled: Promise<Label[]>[] = [];
   for (let start = 0; start < batch.lines.length; start += PREPARE_SLICE) {
@@ -116,9 +119,16 @@ export async function prepareLines(input: IngestLinesInput, batch: LinesBatch): 
     }
     await setImmediate();
   }
-  const labels = input.labeler
-    ? pendingLabels(input.owner.branchId, input.labeler, (await Promise.all(labelled)).flat(), new Map(good.map((g) => [g.rollout.uid, g.rollout])))
-    : [];
+  let labelsFound = input.labeler ? (await Promise.all(labelled)).flat() : [];
+  // A file that holds two attempts' lines of a step (a retry appending behind a crashed attempt): the
+  // older lines are dropped when stored, and labels know rollouts by uid alone, so the batch is
+  // labelled again without them (rare: only such a file pays twice).
+  const newest = newestAttempts(good.map(attempted));
+  if (good.some((line) => !ownedLine(newest, attempted(line)))) {
+    good = good.filter((line) => ownedLine(newest, attempted(line)));
+    labelsFound = input.labeler ? await input.labeler.label(good.map((g) => g.rollout)) : [];
+  }
+  const labels = input.labeler ? pendingLabels(input.owner.branchId, input.labeler, labelsFound, new Map(good.map((g) => [g.rollout.uid, g.rollout]))) : [];
   // A flagged rollout keeps its text whatever keepText says: a person reviewing the label needs it.
   const flagged = new Set(labels.map((l) => l.rolloutUid));
   // A row is about as long as its JSON line.
@@ -149,7 +159,12 @@ export async function storeLines(
         return { outcome: "cursor_moved", cursor: current };
       }
     }
-    const { inserted, refused } = await copyOrQuarantine(client, good, csv);
+    // A retry's first lines of a step replace the step's rows of the attempt before; a crashed
+    // attempt's lines read after that are dropped (see claimSteps).
+    const owners = await claimSteps(client, input.owner.jobId, good.map(attempted), (steps) => clearRolloutSteps(client, input.owner.branchId, steps));
+    const kept = good.flatMap((line, index) => (ownedLine(owners, attempted(line)) ? [index] : []));
+    const { inserted, refused } =
+      kept.length === good.length ? await copyOrQuarantine(client, good, csv) : await copyOrQuarantine(client, kept.map((index) => good[index]!), csv.subset(kept));
     bad.push(...refused);
     await quarantineLines(client, input.owner, input.source, bad);
     const stored = { inserted: inserted.map(({ id, line }) => ({ id, uid: line.rollout.uid, rollout: line.rollout })), quarantined: bad.length };

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import type pg from "pg";
 import { metricsLineSchema, parseJsonlLine, readJsonlFrom, type MetricsLine } from "@evotrainer/contract";
 import { headHash, resumeCursor, saveCursor } from "./file-cursor.ts";
+import { claimSteps, clearTrainerSteps, ownedLine } from "./step-attempts.ts";
 
 /**
  * A trainer's metrics as the branch's MetricPoints, named `trainer/<key>`; null values (NaN in the
@@ -46,13 +47,19 @@ export async function ingestTrainerMetricsFile(
   const resumed = await resumeCursor(pool, input.jobId, input.source, input.file, size);
   const tail = await readJsonlFrom(input.file, resumed);
   if (tail.nextOffset === resumed.byteOffset) return { steps: 0 };
-  const lines = tail.lines.flatMap((line) => {
+  const read = tail.lines.flatMap((line) => {
     const parsed = parseJsonlLine(line.text, metricsLineSchema);
     return parsed.ok ? [parsed.value] : [];
   });
+  let lines: MetricsLine[] = [];
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
+    // A retry's first line of a step replaces the step's metrics of the attempt before; the crashed
+    // attempt's lines read after that are dropped.
+    const attempted = (line: MetricsLine) => ({ stream: "trainer", step: line.step, attempt: line.attempt });
+    const owners = await claimSteps(client, input.jobId, read.map(attempted), (steps) => clearTrainerSteps(client, input.branchId, steps));
+    lines = read.filter((line) => ownedLine(owners, attempted(line)));
     await writeTrainerMetrics(client, input.branchId, lines);
     await saveCursor(client, input.jobId, input.source, { byteOffset: tail.nextOffset, lineNumber: tail.nextLineNumber, headHash: await headHash(input.file, tail.nextOffset) });
     await client.query("COMMIT");
