@@ -1,32 +1,20 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
-import { gymAdapter, trlAdapter, verlAdapter } from "@evotrainer/adapters";
 import { runConfigSchema, type FactorPattern, type Intervention, type Proposer, type ProposerInput } from "@evotrainer/core";
-import { createDatabase, createRun } from "@evotrainer/db";
-import { LabelerPool } from "@evotrainer/db/ingest";
-import { createTestDatabase } from "@evotrainer/db/testing";
-import { createProducerConnection, Producer } from "@evotrainer/queue";
+import { createRun } from "@evotrainer/db";
 import { ExecutorPool } from "../../apps/worker/src/executors/executor-pool.ts";
-import type { LoopDeps } from "../../apps/worker/src/loop/deps.ts";
-import { HarnessCache } from "../../apps/worker/src/loop/harness-cache.ts";
 import { propose } from "../../apps/worker/src/loop/propose.ts";
-import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { loopHarness } from "../support/loop-harness.ts";
 
 // The worker's propose step on a TRL run, with a proposer that answers as an LLM might: values TRL
 // refuses among ones it runs. Nothing is launched: what matters is what the round stores.
-const database = await createTestDatabase(inject("databaseUrl"));
 const redisUrl = inject("redisUrl");
-const prefix = testPrefix();
+const harness = await loopHarness(inject("databaseUrl"), redisUrl);
+const { db, prefix } = harness;
 const dir = mkdtempSync(join(tmpdir(), "evo-by-value-"));
-const db = createDatabase(database.url);
-const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-const connection = createProducerConnection(redisUrl);
-const producer = new Producer(connection, prefix);
-const labelers = new LabelerPool(1);
 
 const change = (factor: string, path: string, value: unknown): Intervention => ({
   hypothesis: `if ${factor} is ${JSON.stringify(value)}, reward rises`,
@@ -40,13 +28,7 @@ const change = (factor: string, path: string, value: unknown): Intervention => (
 
 describe("a TRL run's round, proposals checked by value", () => {
   afterAll(async () => {
-    await labelers.close();
-    await producer.close();
-    connection.disconnect();
-    await deleteKeys(redisUrl, `${prefix}:*`);
-    await pool.end();
-    await db.$disconnect();
-    await database.drop();
+    await harness.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -72,20 +54,7 @@ describe("a TRL run's round, proposals checked by value", () => {
         ];
       },
     };
-    const deps: LoopDeps = {
-      db,
-      pool,
-      producer,
-      executors: new ExecutorPool(db, join(dir, "jobs"), process.env, () => {}),
-      adapters: { gym: gymAdapter(), verl: verlAdapter(), trl: trlAdapter() },
-      proposerFor: () => answering,
-      harnesses: new HarnessCache(db),
-      labelers,
-      log: () => {},
-      monitorEveryMs: 60_000,
-      heartbeatStaleMs: 60_000,
-      failpoint: async () => {},
-    };
+    const deps = harness.depsWith(new ExecutorPool(db, join(dir, "jobs"), process.env, () => {}), { proposerFor: () => answering, monitorEveryMs: 60_000 });
     expect(await propose(deps, { runId, round: 1 })).toBe("1 branch(es) and 0 control(s) queued");
 
     const valuesOf = (id: string) => offered.find((f) => f.pattern.join(".") === id)?.values;

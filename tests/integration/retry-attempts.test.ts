@@ -1,23 +1,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { trlAdapter, verlAdapter, type TrainerAdapter } from "@evotrainer/adapters";
 import type { Job } from "@evotrainer/contract";
 import { runConfigSchema } from "@evotrainer/core";
-import { createDatabase, createRun } from "@evotrainer/db";
-import { LabelerPool } from "@evotrainer/db/ingest";
-import { createTestDatabase } from "@evotrainer/db/testing";
-import { RuleBasedProposer } from "@evotrainer/proposers";
-import { createProducerConnection, Producer } from "@evotrainer/queue";
+import { createRun } from "@evotrainer/db";
 import { ExecutorPool } from "../../apps/worker/src/executors/executor-pool.ts";
-import type { LoopDeps } from "../../apps/worker/src/loop/deps.ts";
 import { dispatch } from "../../apps/worker/src/loop/dispatch.ts";
-import { HarnessCache } from "../../apps/worker/src/loop/harness-cache.ts";
 import { monitor } from "../../apps/worker/src/loop/monitor.ts";
-import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { loopHarness } from "../support/loop-harness.ts";
 import { until } from "../support/until.ts";
 
 // A trainer whose retry is not deterministic (as on a GPU, or with vLLM): each attempt writes the
@@ -61,17 +54,12 @@ beat(2, "teardown");
 writeFileSync(join(out, "status.json"), JSON.stringify({ state: "succeeded", exitCode: 0, lastStep: 2 }));
 `;
 
-const database = await createTestDatabase(inject("databaseUrl"));
 const redisUrl = inject("redisUrl");
-const prefix = testPrefix();
+const harness = await loopHarness(inject("databaseUrl"), redisUrl);
+const { db, prefix } = harness;
 const dir = mkdtempSync(join(tmpdir(), "evo-retry-attempts-"));
 const trainer = join(dir, "trainer.mjs");
 writeFileSync(trainer, TRAINER);
-const db = createDatabase(database.url);
-const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-const connection = createProducerConnection(redisUrl);
-const producer = new Producer(connection, prefix);
-const labelers = new LabelerPool(1);
 
 const nonDeterministic: TrainerAdapter = {
   name: "gym",
@@ -109,13 +97,7 @@ async function recount(branchId: string, labels: readonly string[]): Promise<Rec
 
 describe("a retried job: rollouts and metrics of the branch come from the attempt that finished", () => {
   afterAll(async () => {
-    await labelers.close();
-    await producer.close();
-    connection.disconnect();
-    await deleteKeys(redisUrl, `${prefix}:*`);
-    await pool.end();
-    await db.$disconnect();
-    await database.drop();
+    await harness.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -123,20 +105,7 @@ describe("a retried job: rollouts and metrics of the branch come from the attemp
     const org = await db.organization.create({ data: { name: prefix, slug: prefix } });
     const config = runConfigSchema.parse({ ...(parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, unknown>), name: "non-deterministic retry" });
     const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
-    const deps: LoopDeps = {
-      db,
-      pool,
-      producer,
-      executors: new ExecutorPool(db, join(dir, "jobs"), process.env, () => {}),
-      adapters: { gym: nonDeterministic, verl: verlAdapter(), trl: trlAdapter() },
-      proposerFor: (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }),
-      harnesses: new HarnessCache(db),
-      labelers,
-      log: () => {},
-      monitorEveryMs: 1_000,
-      heartbeatStaleMs: 600_000,
-      failpoint: async () => {},
-    };
+    const deps = harness.depsWith(new ExecutorPool(db, join(dir, "jobs"), process.env, () => {}), { adapters: { gym: nonDeterministic, verl: verlAdapter(), trl: trlAdapter() }, heartbeatStaleMs: 600_000 });
     const step = { runId, branchId: baseBranchId };
     expect(await dispatch(deps, step)).toBe("launched");
     const job = await db.job.findFirstOrThrow({ where: { branchId: baseBranchId } });

@@ -19,8 +19,8 @@ export async function loopHarness(serverUrl: string, redisUrl: string) {
     ...api,
     pool,
     labelers,
-    /** The worker's dependencies with these executors; monitor and log may be set per test. */
-    depsWith(executors: ExecutorPool, options: Partial<Pick<LoopDeps, "log" | "monitorEveryMs">> = {}): LoopDeps {
+    /** The worker's dependencies with these executors; a test may replace any but the connections. */
+    depsWith(executors: ExecutorPool, options: Partial<Omit<LoopDeps, "db" | "pool" | "producer" | "labelers" | "executors">> = {}): LoopDeps {
       return {
         db: api.db,
         pool,
