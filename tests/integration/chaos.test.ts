@@ -65,6 +65,9 @@ async function startRun(prefix: string): Promise<string> {
 }
 
 const finished = async (runId: string) => ["completed", "failed"].includes((await db.run.findUniqueOrThrow({ where: { id: runId } })).status);
+// A run's last act is the worker's retention sweep once it ended (EVO_RETENTION defaults to after-run).
+const settled = async (runId: string) =>
+  (await finished(runId)) && (await db.event.count({ where: { runId, type: "retention_applied", payload: { path: ["trigger"], equals: "run_end" } } })) > 0;
 
 const sorted = (rows: string[]) => rows.sort();
 const counts = (keys: string[]) => Object.fromEntries(sorted([...new Set(keys)]).map((k) => [k, keys.filter((x) => x === k).length]));
@@ -168,7 +171,7 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     const calmWorker = startWorker(calm);
     workers.push(calmWorker);
     const calmRun = await startRun(calm);
-    await until("the undisturbed run", () => finished(calmRun), 600_000);
+    await until("the undisturbed run", () => settled(calmRun), 600_000);
     const expected = await tables(calmRun);
     const calmBudget = await budgetSpent(calmRun);
     // From here on only the worker under test may drive a run.
@@ -212,6 +215,11 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
       expect(reached).toBe(true);
     }
     console.log(`chaos seed ${SEED}: ${kills.length} kills\n  ${kills.join("\n  ")}`);
+    // The last incarnation was killed as the run ended: one more sweeps it as a worker would.
+    const sweeper = startWorker(stormy);
+    workers.push(sweeper);
+    await until("the stormy run's retention sweep", () => settled(stormyRun), 600_000);
+    await killed(sweeper);
     const disturbed = await tables(stormyRun);
     const stormyBudget = await budgetSpent(stormyRun);
     console.log(`GPU-seconds per trained step: calm ${calmBudget.perStep.toFixed(3)}, stormy ${stormyBudget.perStep.toFixed(3)}; per second of the trainers' own step time: calm ${calmBudget.perTrainerSecond.toFixed(3)}, stormy ${stormyBudget.perTrainerSecond.toFixed(3)}`);
@@ -219,7 +227,7 @@ describe("chaos: a worker SIGKILLed at 20+ seeded moments of a gym run finishes 
     // Two workers at once on one run: every step is claimed by one of them, none is done twice.
     workers.push(startWorker(doubled), startWorker(doubled));
     const doubledRun = await startRun(doubled);
-    await until("the run with two workers", () => finished(doubledRun), 600_000);
+    await until("the run with two workers", () => settled(doubledRun), 600_000);
     const twice = await tables(doubledRun);
 
     expect(expected.status).toBe("completed");

@@ -13,7 +13,7 @@ export async function retainWeightsOfEndedRuns(db: Database, log: (line: string)
     const state = (await loadRetentionState(db, runId))!;
     const { local, elsewhere } = await weightsToDelete(state.jobs, branchesToClean(state.facts));
     for (const weights of local) await deleteWeights(weights);
-    await recordRetention(db, { runId, trigger: "run_end", actor: "system", deleted: local, elsewhere });
+    if (!(await recordRetention(db, { runId, trigger: "run_end", actor: "system", deleted: local, elsewhere }))) continue;
     const freed = local.reduce((sum, w) => sum + w.bytes, 0);
     if (local.length > 0) log(`worker: retention deleted ${local.length} weight files or directories of run ${runId} (${freed} bytes)`);
     bytes += freed;

@@ -60,12 +60,22 @@ export interface RetentionRecord {
   elsewhere: { branchId: string; branchVersion: number; jobId: string; where: string }[];
 }
 
-/** One event per application, so the run's page and report can say which weights retention deleted. */
-export async function recordRetention(db: Database, record: RetentionRecord): Promise<void> {
+/**
+ * One event per application, so the run's page and report can say which weights retention deleted.
+ * The worker's own application (`run_end`) is recorded once however many workers sweep the ended run
+ * at the same moment: the run row is locked and a second record is skipped. Returns whether it recorded.
+ */
+export async function recordRetention(db: Database, record: RetentionRecord): Promise<boolean> {
   const bytes = record.deleted.reduce((sum, d) => sum + d.bytes, 0);
-  await db.$transaction((tx) =>
-    recordEvent(tx, { runId: record.runId, type: "retention_applied", actor: record.actor, payload: { trigger: record.trigger, bytes, deleted: record.deleted, elsewhere: record.elsewhere } }),
-  );
+  return db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM "Run" WHERE id = ${record.runId} FOR UPDATE`;
+    if (record.trigger === "run_end") {
+      const done = await tx.event.count({ where: { runId: record.runId, type: "retention_applied", payload: { path: ["trigger"], equals: "run_end" } } });
+      if (done > 0) return false;
+    }
+    await recordEvent(tx, { runId: record.runId, type: "retention_applied", actor: record.actor, payload: { trigger: record.trigger, bytes, deleted: record.deleted, elsewhere: record.elsewhere } });
+    return true;
+  });
 }
 
 /** Every run on this installation, oldest first: what `evotrainer gc` looks at without run ids. */
