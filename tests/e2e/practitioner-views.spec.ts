@@ -37,6 +37,9 @@ test("the gym demo run: a group side by side from a rollout and from the dead-gr
   }));
   const dead = [0, 1, 2, 3].map((sample) => ({ ...common, taskId: "task-8", groupId: "g-dead", sample, reward: 0, rewardComponents: { correct: 0, format: 0 }, responseTokens: 5, response: "no idea", uid: `dead-${sample}` }));
   await db.rollout.createMany({ data: [...live, ...dead] });
+  // The label aggregates ingest writes with a step: every detector ran on step 30's eight rollouts and found nothing.
+  const detectors = await db.labelStat.findMany({ where: { branchId: v1.id }, distinct: ["detectorId"], select: { detectorId: true, label: true } });
+  await db.labelStat.createMany({ data: detectors.map((d) => ({ ...d, branchId: v1.id, split: "train" as const, step: 30, count: 0, total: 8 })) });
   const first = await db.rollout.findFirstOrThrow({ where: { branchId: v1.id, uid: "live-0" } });
 
   await signIn(page, seed.users.viewer.email);
@@ -86,6 +89,11 @@ test("the gym demo run: a group side by side from a rollout and from the dead-gr
   await expect(rows).toHaveCount(2);
   await expect(rows.first()).toContainText("v1");
   await expect(rows.nth(1)).toContainText("v2");
+  // The label-rate table lists what the label-rate charts plot: over the last training steps (28–30) v1 has none.
+  const labelRates = page.getByTestId("compare-labels");
+  await expect(labelRates.getByRole("row", { name: /^truncated/ })).toContainText("0.0%");
+  await expect(labelRates.getByRole("row", { name: /^repetition_loop/ })).toContainText("0.0%");
+  await expect(page.getByText("No label detector has run")).toHaveCount(0);
   await page.screenshot({ path: `${shots}/views-compare-task-history.png`, fullPage: true });
 });
 

@@ -15,6 +15,8 @@ test.beforeAll(async () => {
   const { base, v1, v2, v4 } = seed.branches;
   // What a real gym run leaves: its base branch judged "rejected" by its own evaluation, yet the reference on the best path.
   await db.branch.update({ where: { id: base.id }, data: { status: "rejected" } });
+  // The best-so-far is a child of the base, so the best path has an edge to draw in gold.
+  await db.run.update({ where: { id: seed.run.id }, data: { bestBranchId: v1.id } });
   // Raw figures as the loop writes them: an expected size with sixteen decimals, whole-number changes.
   const v1Row = await db.branch.findUniqueOrThrow({ where: { id: v1.id }, select: { interventionId: true } });
   await db.intervention.update({ where: { id: v1Row.interventionId! }, data: { expectedEffect: { direction: "down", size: 0.4583333333333333 } } });
@@ -96,9 +98,8 @@ test("the harness, skills and rollouts pages show stored JSON as words", async (
   await signIn(page, seed.users.approver.email);
   await page.goto("/harness");
   const version = page.getByTestId("harness-version").filter({ hasText: seed.run.name });
-  await expect(version).toContainText("Registered because");
-  await expect(version).toContainText("registered because");
-  await expect(version).toContainText("catalog defaults for math");
+  // The recorded reason is the sentence itself: its key is not said a second time.
+  await expect(version.getByTestId("registered-because")).toHaveText("Registered because catalog defaults for math.");
   await expectReadable(page);
   await page.screenshot({ path: `${shots}/readable-harness.png`, fullPage: true });
 
@@ -113,6 +114,23 @@ test("the harness, skills and rollouts pages show stored JSON as words", async (
   const detail = page.getByTestId("rollout-detail");
   await expect(detail.getByTestId("rollout-labels")).toContainText("finish reason: length");
   await expect(detail).toContainText("Wrong Answer");
+  // Label chips in the table read in full: none is cut by its cell, even two on one row (v1-10).
+  const table = page.getByTestId("rollouts-table");
+  const twoLabels = table.getByTestId("rollout-row").filter({ hasText: "repetition_loop" }).filter({ hasText: "truncated ·" });
+  await expect(twoLabels).toHaveCount(1);
+  expect((await twoLabels.getByTestId("label-chip").allInnerTexts()).sort()).toEqual(["repetition_loop · not reviewed", "truncated · not reviewed"]);
+  const chips = table.getByTestId("label-chip");
+  expect(await chips.count()).toBeGreaterThan(5);
+  const clipped = await chips.evaluateAll((els) =>
+    els
+      .filter((el) => {
+        const chip = el.getBoundingClientRect();
+        const cell = el.closest(".rt-cell")!.getBoundingClientRect();
+        return el.scrollWidth > el.clientWidth + 1 || chip.right > cell.right + 1 || chip.bottom > cell.bottom + 1;
+      })
+      .map((el) => el.textContent),
+  );
+  expect(clipped).toEqual([]);
   await expectReadable(page);
   await page.screenshot({ path: `${shots}/readable-rollouts.png`, fullPage: true });
 });
@@ -124,12 +142,27 @@ test("the tree at 1024 px: the base on the best path reads 'reference', and long
   const v0 = page.getByTestId("tree-node-v0");
   await expect(v0.getByTestId("tree-badge")).toHaveText("reference");
   await expect(v0).toHaveClass(/best/);
+  // The best-so-far path is drawn in gold edge by edge (best is v1 here, a child of the base); other edges are not.
+  const edge = (child: string) => page.getByTestId(`rf__edge-${seed.branches.base.id}-${child}`);
+  await expect(edge(seed.branches.v1.id)).toHaveClass(/edge-best/);
+  await expect(edge(seed.branches.v1.id).locator("path.react-flow__edge-path")).toHaveCSS("stroke", "rgb(242, 204, 96)");
+  await expect(edge(seed.branches.v2.id)).not.toHaveClass(/edge-best/);
+  await expect(edge(seed.branches.v2.id).locator("path.react-flow__edge-path")).not.toHaveCSS("stroke", "rgb(242, 204, 96)");
   const v4 = page.getByTestId("tree-node-v4");
   // The full name is the node's tooltip, and it wraps inside the node rather than being cut.
   await expect(v4.getByRole("link")).toHaveAttribute("title", /reward\.components\.format_weight/);
   const factor = v4.locator(".tree-factor");
   await expect(factor).toHaveText("reward.components.format_weight");
   expect(await factor.evaluate((el) => el.scrollHeight <= el.clientHeight + 1 && el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+  // The top bar fits on one line at 1024 px: every link and Sign out sit level with the brand, none wrapped.
+  const bar = page.locator("header.topbar");
+  const brand = (await bar.locator(".brand").boundingBox())!;
+  for (const item of [...(await bar.locator("nav a").all()), bar.getByRole("button", { name: "Sign out" })]) {
+    const box = (await item.boundingBox())!;
+    expect(Math.abs(box.y + box.height / 2 - (brand.y + brand.height / 2)), await item.innerText()).toBeLessThan(3);
+    expect(box.height, await item.innerText()).toBeLessThan(brand.height * 1.5 + 12);
+  }
+  expect(await bar.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
   await page.screenshot({ path: `${shots}/readable-tree-1024.png` });
 });
 

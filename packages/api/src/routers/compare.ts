@@ -1,5 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
+import { FINAL_TRAIN_STEPS } from "@evotrainer/core";
 import { branchLabelRates, Prisma } from "@evotrainer/db";
 import { accessRun, protectedProcedure } from "../trpc.ts";
 
@@ -36,7 +37,17 @@ export const compareRouter = {
       });
       if (rows.length !== ids.length) throw new TRPCError({ code: "NOT_FOUND", message: "a branch to compare is not in this run" });
 
-      const labelRates = [...(await branchLabelRates(ctx.db, ids))].flatMap(([branchId, rates]) => Object.entries(rates).map(([label, rate]) => ({ branchId, label, rate })));
+      // The rates are the loop's (branchLabelRates, the last training steps); every label the charts plot for a
+      // branch (its LabelStat rows) is listed, at 0 where the window has none, so table and charts never disagree.
+      const [rates, charted] = await Promise.all([
+        branchLabelRates(ctx.db, ids),
+        ctx.db.labelStat.findMany({ where: { branchId: { in: ids }, split: "train" }, distinct: ["branchId", "label"], select: { branchId: true, label: true } }),
+      ]);
+      for (const { branchId, label } of charted) {
+        const branch = rates.get(branchId)!;
+        branch[label] ??= 0;
+      }
+      const labelRates = [...rates].flatMap(([branchId, byLabel]) => Object.entries(byLabel).map(([label, rate]) => ({ branchId, label, rate })));
 
       let split: "promotion" | "train" = "promotion";
       let taskIds = await sharedTasks(ctx.db, ids, split, input.tasks);
@@ -49,6 +60,7 @@ export const compareRouter = {
       return {
         branches: rows.map((b) => ({ ...b, recipe: b.recipe.canonical, factor: b.intervention?.factor ?? null, hypothesis: b.intervention?.hypothesis ?? null })),
         labelRates,
+        labelWindow: FINAL_TRAIN_STEPS,
         split,
         tasks: taskIds.map((taskId) => ({
           taskId,

@@ -62,7 +62,7 @@ export async function createRun(
         healthRules: [...DEFAULT_HEALTH_RULES],
         gate: config.gate,
       },
-      evidence: { reason: "the built-in catalog of the domain" },
+      evidence: { reason: "it is the domain's built-in catalog" },
     });
     await tx.run.update({ where: { id: run.id }, data: { harnessVersionId } });
     const recipeId = await storeRecipe(tx, config.recipe);

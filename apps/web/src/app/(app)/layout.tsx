@@ -33,7 +33,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           {(session.user as { role?: string | null }).role === INSTALLATION_ADMIN_ROLE && <a href="/settings/organizations">Organizations</a>}
         </nav>
         <span className="spacer" />
-        <span className="muted" data-testid="signed-in-as">
+        <span className="muted signed-in-as" data-testid="signed-in-as" title={session.user.email}>
           {session.user.email}
         </span>
         <SignOutButton />

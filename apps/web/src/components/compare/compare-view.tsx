@@ -93,13 +93,13 @@ function Recipes({ branches }: { branches: Branch[] }) {
 
 function LabelRates({ data }: { data: Compared }) {
   const labels = [...new Set(data.labelRates.map((l) => l.label))].sort();
-  if (labels.length === 0) return <p className="muted">No labelled training rollouts on these branches yet.</p>;
+  if (labels.length === 0) return <p className="muted">No label detector has run on these branches' training rollouts yet.</p>;
   const rate = (branchId: string, label: string) => data.labelRates.find((l) => l.branchId === branchId && l.label === label)?.rate;
   return (
     <table className="runs compact" data-testid="compare-labels">
       <thead>
         <tr>
-          <th>label (training rollouts)</th>
+          <th>label (training rollouts, last {data.labelWindow} steps)</th>
           {data.branches.map((b) => (
             <th key={b.id}>{name(b)}</th>
           ))}

@@ -30,6 +30,7 @@ const columns = helper.columns([
   }),
 ]);
 const EMPTY: Row[] = [];
+// A row's height before it is measured: rows whose labels wrap onto more lines grow once measured.
 const ROW_HEIGHT = 32;
 
 const FILTERS = ["split", "step", "label", "rewardMin", "rewardMax", "q"] as const;
@@ -189,11 +190,13 @@ export function RolloutsExplorer({ branchId, basePath, readOnly }: { branchId: s
                     return (
                       <div
                         key={row.id}
+                        ref={virtualizer.measureElement}
+                        data-index={item.index}
                         role="row"
                         aria-rowindex={item.index + 2}
                         data-testid="rollout-row"
                         className={`rt-row${row.id === selected ? " selected" : ""}`}
-                        style={{ position: "absolute", top: 0, transform: `translateY(${item.start}px)`, height: ROW_HEIGHT, width: "100%" }}
+                        style={{ position: "absolute", top: 0, transform: `translateY(${item.start}px)`, minHeight: ROW_HEIGHT, width: "100%" }}
                         onClick={() => setParam({ r: row.id })}
                       >
                         {row.getAllCells().map((cell) => (

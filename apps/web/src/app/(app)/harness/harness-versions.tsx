@@ -19,6 +19,29 @@ function diffAgainstParent(version: Version, byId: Map<string, Version>) {
   return { added: [...after].filter((k) => !before.has(k)), removed: [...before].filter((k) => !after.has(k)), parentVersion: parent.version };
 }
 
+/**
+ * Why a version was registered, as one sentence: the recorded reason (`reason`, or `registeredBecause`
+ * in older rows) is the sentence, and only the other recorded facts follow as key/value lines.
+ */
+function RegisteredBecause({ evidence }: { evidence: NonNullable<Version["evidence"]> }) {
+  const record = typeof evidence === "object" && !Array.isArray(evidence) ? (evidence as Record<string, unknown>) : {};
+  const { reason, registeredBecause, ...rest } = record;
+  const because = [reason, registeredBecause].find((s): s is string => typeof s === "string");
+  if (because === undefined) {
+    return (
+      <div className="muted registered-because" data-testid="registered-because">
+        Registered with: <KeyValues value={evidence} />
+      </div>
+    );
+  }
+  return (
+    <div className="muted registered-because" data-testid="registered-because">
+      <p>Registered because {because.replace(/\.$/, "")}.</p>
+      {Object.keys(rest).length > 0 && <KeyValues value={rest} />}
+    </div>
+  );
+}
+
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 export function HarnessVersions() {
@@ -41,11 +64,7 @@ export function HarnessVersions() {
                   vs v{diff.parentVersion}: {diff.added.length ? `added ${diff.added.join(", ")}` : "nothing added"}; {diff.removed.length ? `removed ${diff.removed.join(", ")}` : "nothing removed"}
                 </p>
               )}
-              {v.evidence !== null && (
-                <div className="muted registered-because">
-                  Registered because: <KeyValues value={v.evidence} />
-                </div>
-              )}
+              {v.evidence !== null && <RegisteredBecause evidence={v.evidence} />}
               <table className="runs compact">
                 <thead>
                   <tr>
