@@ -78,7 +78,10 @@ describe("every model round-trips through the migrated database", () => {
     const node = await db.gpuNode.create({ data: { name: "gpu-1", executor: "ssh", host: "10.0.0.5", user: "train", keyRef: "env:EVO_SSH_KEY", gpuCount: 8 } });
     const job = await db.job.create({ data: { branchId: child.id, executor: "ssh", adapter: "verl", nodeId: node.id, gpuCount: 8, outputUri: "sftp://gpu-1/jobs/1" } });
     await db.ingestCursor.create({ data: { jobId: job.id, file: "rollouts/train/step_1.jsonl", byteOffset: 4096n, lineNumber: 12 } });
-    covered.add("GpuNode").add("Job").add("IngestCursor");
+    // Which attempt of the job owns a step's rows: a retry's first line of a step takes it over.
+    await db.stepAttempt.create({ data: { jobId: job.id, stream: "train", step: 1, attempt: 2 } });
+    expect((await db.job.findUniqueOrThrow({ where: { id: job.id }, include: { stepAttempts: true } })).stepAttempts.map((s) => s.attempt)).toEqual([2]);
+    covered.add("GpuNode").add("Job").add("IngestCursor").add("StepAttempt");
 
     const rollout = await db.rollout.create({
       data: {
