@@ -53,6 +53,29 @@ async function sessionCookie(email: string, from: string, password = SEED_PASSWO
 
 const trpcGet = (path: string, input: unknown) => `/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
 
+/**
+ * A real failure inside the database, for the 5xx path: while `fn` runs, Postgres refuses to store an
+ * API key named `name` (a trigger raises), so creating one fails past every input check. Any other
+ * name is stored as usual.
+ */
+async function whileDatabaseRefuses(name: string, fn: () => Promise<void>): Promise<void> {
+  const fnName = `evo_e2e_refuse_${randomBytes(4).toString("hex")}`;
+  await db.$executeRawUnsafe(
+    `CREATE FUNCTION ${fnName}() RETURNS trigger AS $$ BEGIN IF NEW.name = '${name}' THEN RAISE EXCEPTION 'refused by the e2e trigger'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+  );
+  await db.$executeRawUnsafe(`CREATE TRIGGER ${fnName} BEFORE INSERT ON "ApiKey" FOR EACH ROW EXECUTE FUNCTION ${fnName}()`);
+  try {
+    await fn();
+  } finally {
+    await db.$executeRawUnsafe(`DROP TRIGGER ${fnName} ON "ApiKey"`);
+    await db.$executeRawUnsafe(`DROP FUNCTION ${fnName}()`);
+  }
+}
+
+/** `apiKey.create` as the dashboard posts it. */
+const createApiKey = (name: string, cookie: string, url = base) =>
+  send("/api/trpc/apiKey.create", { url, headers: { "content-type": "application/json", origin: url, cookie }, body: JSON.stringify({ json: { name } }) });
+
 let db: Database;
 let seed: Awaited<ReturnType<typeof seedDashboard>>;
 test.beforeAll(async () => {
@@ -193,12 +216,18 @@ test("errors: ids past int64 are a 400 naming the field; a 5xx says only its req
   // The largest int64 is a valid id: no such rollout.
   expect((await send(trpcGet("rollout.byId", { rolloutId: "9223372036854775807" }), { headers: { cookie } })).status).toBe(404);
 
-  // A NUL byte reaches Postgres, which refuses it: a real 500.
-  const failed = await send(trpcGet("run.byId", { runId: "a\u0000b" }), { headers: { cookie } });
-  expect(failed.status).toBe(500);
-  const requestId = String(failed.headers["x-request-id"]);
-  expect(JSON.parse(failed.body).error.json.message).toBe(`internal error (request id ${requestId})`);
-  expect(failed.body).not.toMatch(/prisma|UTF8|byte sequence|stack/i);
+  // A NUL byte is refused before any schema, naming the field; a failure inside the database is a real 500.
+  const nul = await send(trpcGet("run.byId", { runId: "a\u0000b" }), { headers: { cookie } });
+  expect(nul.status).toBe(400);
+  expect(JSON.parse(nul.body).error.json.message).toMatch(/runId/);
+  const name = `refused ${randomBytes(4).toString("hex")}`;
+  await whileDatabaseRefuses(name, async () => {
+    const failed = await createApiKey(name, cookie);
+    expect(failed.status, failed.body).toBe(500);
+    const requestId = String(failed.headers["x-request-id"]);
+    expect(JSON.parse(failed.body).error.json.message).toBe(`internal error (request id ${requestId})`);
+    expect(failed.body).not.toMatch(/prisma|trigger|invocation|stack/i);
+  });
 });
 
 test("the server log has the details of a 5xx; a forged session cookie on / logs no error", async () => {
@@ -221,13 +250,17 @@ test("the server log has the details of a 5xx; a forged session cookie on / logs
       expect(answer.headers.location).toMatch(/^(http:\/\/127\.0\.0\.1:\d+)?\/sign-in$/);
     }
     const cookie = await sessionCookie(seed.users.viewer.email, "127.0.0.14");
-    const failed = await send(trpcGet("run.byId", { runId: "a\u0000b" }), { url, headers: { cookie } });
-    const requestId = String(failed.headers["x-request-id"]);
-    // The 5xx's line is the last thing written: everything the forged cookies caused came before it.
-    await expect.poll(() => log).toContain(`[${requestId}]`);
-    expect(log).toMatch(/invalid byte sequence/);
-    const beforeFailure = log.slice(0, log.indexOf(`[${requestId}]`));
-    expect(beforeFailure).not.toMatch(/⨯|Error/);
+    const name = `refused ${randomBytes(4).toString("hex")}`;
+    await whileDatabaseRefuses(name, async () => {
+      const failed = await createApiKey(name, cookie, url);
+      expect(failed.status, failed.body).toBe(500);
+      const requestId = String(failed.headers["x-request-id"]);
+      // The 5xx's line is the last thing written: everything the forged cookies caused came before it.
+      await expect.poll(() => log).toContain(`[${requestId}]`);
+      expect(log).toMatch(/refused by the e2e trigger/);
+      const beforeFailure = log.slice(0, log.indexOf(`[${requestId}]`));
+      expect(beforeFailure).not.toMatch(/⨯|Error/);
+    });
   } finally {
     server.kill("SIGTERM");
   }
