@@ -5,12 +5,11 @@ import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { runConfigSchema } from "@evotrainer/core";
-import { createDatabase, createRun } from "@evotrainer/db";
+import { createDatabase } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
-import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { until } from "../support/until.ts";
-import { killWorker, startWorkerProcess } from "../support/worker-process.ts";
+import { enqueueRun, killWorker, startWorkerProcess } from "../support/worker-process.ts";
 
 // A database of its own: every worker's reconcile sweep drives all the runs of its database, so a worker
 // of another test file would otherwise keep this run going while this one lies killed.
@@ -51,18 +50,7 @@ function startWorker(prefix: string, failpoint?: { spec: string; file: string })
 
 const killed = killWorker;
 
-/** Starts a run in its own organization (so no skill learned elsewhere changes its course). */
-async function startRun(prefix: string): Promise<string> {
-  const org = await db.organization.create({ data: { name: prefix, slug: prefix } });
-  const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
-  const connection = createProducerConnection(redisUrl);
-  await connection.connect();
-  const producer = new Producer(connection, prefix);
-  await producer.enqueue(QueueName.Dispatch, { runId, branchId: baseBranchId });
-  await producer.close();
-  connection.disconnect();
-  return runId;
-}
+const startRun = async (prefix: string) => (await enqueueRun(db, redisUrl, prefix, config)).runId;
 
 const finished = async (runId: string) => ["completed", "failed"].includes((await db.run.findUniqueOrThrow({ where: { id: runId } })).status);
 // A run's last act is the worker's retention sweep once it ended (EVO_RETENTION defaults to after-run).

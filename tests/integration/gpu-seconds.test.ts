@@ -6,12 +6,11 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { readHeartbeat } from "@evotrainer/contract";
 import { runConfigSchema } from "@evotrainer/core";
-import { createDatabase, createRun } from "@evotrainer/db";
+import { createDatabase } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
-import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 import { until } from "../support/until.ts";
-import { killWorker, startWorkerProcess } from "../support/worker-process.ts";
+import { enqueueRun, killWorker, startWorkerProcess } from "../support/worker-process.ts";
 
 // A database of its own: a worker's reconcile sweep drives every run of its database.
 const database = await createTestDatabase(inject("databaseUrl"));
@@ -41,14 +40,7 @@ describe("GPU-seconds are the job's own time", () => {
   });
 
   it("a job that runs on while its worker is SIGKILLed, and ends before the worker is back, is charged its own runtime, not the downtime", async () => {
-    const org = await db.organization.create({ data: { name: prefix, slug: prefix } });
-    const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
-    const connection = createProducerConnection(redisUrl);
-    await connection.connect();
-    const producer = new Producer(connection, prefix);
-    await producer.enqueue(QueueName.Dispatch, { runId, branchId: baseBranchId });
-    await producer.close();
-    connection.disconnect();
+    const { runId, baseBranchId } = await enqueueRun(db, redisUrl, prefix, config);
 
     // The worker stops at its first monitor pass of the running job (after charging it) and is killed there.
     const stopped = join(scratch, "failpoint");

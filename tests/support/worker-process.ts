@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
+import type { RunConfig } from "@evotrainer/core";
+import { createRun, type Database } from "@evotrainer/db";
+import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
 import { WORKER } from "./cli.ts";
 
 export interface WorkerProcessOptions {
@@ -39,4 +42,20 @@ export async function killWorker(worker: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => worker.once("exit", resolve));
   worker.kill("SIGKILL");
   await exited;
+}
+
+/**
+ * A run in an organization of its own (so no skill learned elsewhere changes its course), handed to
+ * the workers of `prefix` as the CLI hands it: its base branch's dispatch on the queue.
+ */
+export async function enqueueRun(db: Database, redisUrl: string, prefix: string, config: RunConfig): Promise<{ runId: string; baseBranchId: string }> {
+  const org = await db.organization.create({ data: { name: prefix, slug: prefix } });
+  const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
+  const connection = createProducerConnection(redisUrl);
+  await connection.connect();
+  const producer = new Producer(connection, prefix);
+  await producer.enqueue(QueueName.Dispatch, { runId, branchId: baseBranchId });
+  await producer.close();
+  connection.disconnect();
+  return { runId, baseBranchId };
 }
