@@ -1,8 +1,9 @@
 import { fmtNumber } from "../format";
+import { visiblePiece } from "./visible-piece";
 
 type Tokens = { logprobs: number[]; entropies?: number[]; pieces?: string[] };
 
-/** Log-prob 0 (certain) is clear; −5 and below is fully red. */
+/** Log-prob 0 (certain) is clear; −5 and below is fully red (the legend under the strip says so). */
 const heat = (logprob: number) => Math.min(1, Math.max(0, -logprob / 5));
 
 /**
@@ -38,11 +39,14 @@ export function TokenStrip({ tokens, imported }: { tokens: Tokens | null; import
               style={{ background: `rgba(218, 54, 51, ${heat(lp).toFixed(2)})` }}
               title={`${piece === undefined ? `token ${i + 1}` : JSON.stringify(piece)} · log-prob ${fmtNumber(lp)}${entropy === undefined ? "" : ` · entropy ${fmtNumber(entropy)}`}`}
             >
-              {piece ?? ""}
+              {piece === undefined ? "" : visiblePiece(piece)}
             </span>
           );
         })}
       </div>
+      <p className="muted token-legend">
+        shade: log-prob 0 <span className="token-scale" aria-hidden="true" /> −5 or below · hover a token for its text and numbers
+      </p>
     </div>
   );
 }
