@@ -25,9 +25,8 @@ instance id (reward 1 when resolved), as are those beside a single file, or --re
   openai-chat     .jsonl, .json (and .gz) of OpenAI-style chats: a list of messages, or an object holding one
                   under messages, conversation, chat or trajectory, per line
 Without a format (evotrainer import <file-or-dir> …), the layout names it: output.jsonl and
-output.critic_attempt_<n>.jsonl are openhands,
-<id>.traj swe-agent, <id>.traj.json mini-swe-agent (a directory must hold one kind), and another
-.jsonl file is told by its first line.
+output.critic_attempt_<n>.jsonl are openhands, <id>.traj swe-agent, <id>.traj.json mini-swe-agent
+(a directory must hold one kind), and another .jsonl file is told by its first line.
 SWE-bench results: every logs/run_evaluation/<run>/<model>/<id>/report.json under the imported
 directory or under --report, or one report file (per-instance, the run summary with resolved_ids,
 or OpenHands' output.swebench_eval.jsonl).
