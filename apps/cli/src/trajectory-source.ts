@@ -11,7 +11,7 @@ const REPORT_FILE = "report.json";
 const OPENHANDS_EVAL = /\.swebench_eval\.jsonl$/;
 // The evaluation of one attempt's file evaluates that attempt alone: it is joined to that attempt's
 // rows (see openhands-attempts.ts), never to the run's by instance id.
-export const ATTEMPT_EVAL = /^output\.critic_attempt_(\d+)\.swebench_eval\.jsonl$/;
+const ATTEMPT_EVAL = /^output\.critic_attempt_(\d+)\.swebench_eval\.jsonl$/;
 const isReportFile = (name: string) => name === REPORT_FILE || (OPENHANDS_EVAL.test(name) && !ATTEMPT_EVAL.test(name));
 
 /** SWE-bench's results by instance id, and the report files they were read from. */
