@@ -92,6 +92,10 @@ describe("evotrainer import of agent trajectories", () => {
     const joined = await importJson("mini-swe-agent", published);
     expect(joined).toMatchObject({ files: 3, rollouts: { added: 3, quarantined: 0, resolved, withResult: 3 } });
     expect(await db.rollout.count({ where: { branchId: joined.branchId, reward: 1 } })).toBe(resolved);
+    // One trajectory of that directory alone: its run's logs/<id>/report.json is joined, and named.
+    const id = bundled[0]!.instance_id;
+    const one = await importJson("mini-swe-agent", join(published, "trajs", id, `${id}.traj.json`));
+    expect(one).toMatchObject({ files: 1, reports: [join(published, "logs", id, "report.json")], rollouts: { added: 1, withResult: 1 } });
 
     // SWE-bench's evaluation logs elsewhere: logs/run_evaluation/<run>/<model>/<id>/report.json.
     const evaluation = join(dir, "evaluation");

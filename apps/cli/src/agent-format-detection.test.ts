@@ -19,6 +19,10 @@ describe("the agent format of a path named without one", () => {
 
   it("tells each framework's published directory by the files only it writes", () => {
     expect(detectAgentFormat(layout("oh", { "outputs/swe-bench/CodeActAgent/gpt-5_maxiter_50_N_v1/output.jsonl": "{}\n", "outputs/swe-bench/CodeActAgent/gpt-5_maxiter_50_N_v1/report.json": "{}" }))).toBe("openhands");
+    // run_infer.py's iterative mode, stopped before it wrote output.jsonl: one file per attempt.
+    const iterative = layout("oh-iterative", { "gpt-5_maxiter_50_N_v1/output.critic_attempt_1.jsonl": "{}\n", "gpt-5_maxiter_50_N_v1/output.critic_attempt_2.jsonl": "{}\n" });
+    expect(detectAgentFormat(iterative)).toBe("openhands");
+    expect(detectAgentFormat(join(iterative, "gpt-5_maxiter_50_N_v1/output.critic_attempt_2.jsonl"))).toBe("openhands");
     expect(detectAgentFormat(layout("sa", { "trajectories/me/run/a__b-1/a__b-1.traj": "{}", "trajectories/me/run/a__b-1/a__b-1.pred": "{}" }))).toBe("swe-agent");
     expect(detectAgentFormat(layout("msa", { "trajs/a__b-1/a__b-1.traj.json": "{}", "logs/a__b-1/report.json": "{}" }))).toBe("mini-swe-agent");
   });

@@ -4,10 +4,11 @@ import { gunzipSync } from "node:zlib";
 import type { AgentFormat } from "@evotrainer/adapters";
 import { filesUnder } from "./trajectory-source.ts";
 
-// The file names only one framework publishes: OpenHands' output.jsonl, SWE-agent's <id>.traj,
-// mini-swe-agent's <id>.traj.json. A plain .jsonl could be any of them, so it is told by its first line.
+// The file names only one framework publishes: OpenHands' output.jsonl (and the output.critic_attempt_<n>.jsonl
+// of its iterative mode), SWE-agent's <id>.traj, mini-swe-agent's <id>.traj.json. A plain .jsonl could
+// be any of them, so it is told by its first line.
 const LAYOUTS: readonly (readonly [AgentFormat, RegExp])[] = [
-  ["openhands", /^output\.jsonl(\.gz)?$/],
+  ["openhands", /^output(\.critic_attempt_\d+)?\.jsonl(\.gz)?$/],
   ["swe-agent", /\.traj$/],
   ["mini-swe-agent", /\.traj\.json$/],
 ];

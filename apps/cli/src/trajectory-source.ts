@@ -1,15 +1,24 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { AGENT_FORMATS, agentRolloutOf, openHandsEvalResults, parseSwebenchReport, shortHash, TrajectoryShapeError, type AgentFormat, type SwebenchResult } from "@evotrainer/adapters";
+import { AGENT_FORMATS, agentRolloutOf, openHandsAttempt, openHandsEvalResults, parseSwebenchReport, shortHash, TrajectoryShapeError, type AgentFormat, type SwebenchResult } from "@evotrainer/adapters";
 import type { Rollout } from "@evotrainer/contract";
 import type { RunDirFile } from "./run-dir-source.ts";
 
 const RAW_CHARS = 2_000;
 const REPORT_FILE = "report.json";
-// OpenHands' remote evaluation writes its results beside output.jsonl as output.swebench_eval.jsonl.
+// OpenHands' evaluation writes the results of <name>.jsonl beside it as <name>.swebench_eval.jsonl.
 const OPENHANDS_EVAL = /\.swebench_eval\.jsonl$/;
-const isReportFile = (name: string) => name === REPORT_FILE || OPENHANDS_EVAL.test(name);
+// The evaluation of one attempt's file evaluates that attempt alone: it is joined to that attempt's
+// rows (see openhands-attempts.ts), never to the run's by instance id.
+const ATTEMPT_EVAL = /^output\.critic_attempt_(\d+)\.swebench_eval\.jsonl$/;
+const isReportFile = (name: string) => name === REPORT_FILE || (OPENHANDS_EVAL.test(name) && !ATTEMPT_EVAL.test(name));
+
+/** SWE-bench's results by instance id, and the report files they were read from. */
+export interface SwebenchReports {
+  results: Map<string, SwebenchResult>;
+  files: string[];
+}
 
 /** The files under `dir` (at any depth) whose name passes `test`, in path order. */
 export function filesUnder(dir: string, test: (name: string) => boolean): string[] {
@@ -36,19 +45,21 @@ export function trajectoryFiles(format: AgentFormat, path: string): string[] {
 }
 
 /**
- * A trajectory's uid: its task and a hash of its messages. Where it was read (file, line) plays no
- * part, so a file rewritten, reordered or concatenated with another imports each trajectory once,
- * while two attempts at one task differ in their messages. Results joined from a report are not
- * hashed: importing again with `--report` finds the same rows.
+ * A trajectory's uid: its task and a hash of its messages, and the attempt that produced it where an
+ * OpenHands iterative evaluation numbers them (`<task>/attempt-2@<hash>`). Where it was read (file,
+ * line) plays no part, so a file rewritten, reordered or concatenated with another imports each
+ * trajectory once, while two attempts at one task stay two rows even when their messages are the
+ * same. Results joined from a report are not hashed: importing again with `--report` finds the same rows.
  */
-export const trajectoryUid = (rollout: Pick<Rollout, "taskId" | "trajectory">): string => `${rollout.taskId}@${shortHash(JSON.stringify(rollout.trajectory))}`;
+export const trajectoryUid = (rollout: Pick<Rollout, "taskId" | "trajectory">, attempt?: number): string =>
+  `${rollout.taskId}${attempt === undefined ? "" : `/attempt-${attempt}`}@${shortHash(JSON.stringify(rollout.trajectory))}`;
 
 function readText(file: string): string {
   const bytes = readFileSync(file);
   return (file.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
 }
 
-function readSwebenchReport(file: string): Map<string, SwebenchResult> {
+export function readSwebenchReport(file: string): Map<string, SwebenchResult> {
   if (OPENHANDS_EVAL.test(file)) return openHandsEvalResults(readText(file), file);
   let json: unknown;
   try {
@@ -59,6 +70,17 @@ function readSwebenchReport(file: string): Map<string, SwebenchResult> {
   return parseSwebenchReport(json, file);
 }
 
+function readReportFiles(files: string[]): SwebenchReports {
+  const results = new Map<string, SwebenchResult>();
+  const used: string[] = [];
+  for (const file of files) {
+    const read = readSwebenchReport(file);
+    for (const [id, result] of read) results.set(id, result);
+    if (read.size > 0) used.push(file);
+  }
+  return { results, files: used };
+}
+
 /**
  * SWE-bench's results by instance id, from a report file or from every `report.json` and
  * `*.swebench_eval.jsonl` under a directory: SWE-bench writes one report per instance
@@ -66,20 +88,28 @@ function readSwebenchReport(file: string): Map<string, SwebenchResult> {
  * trajectories (`logs/<id>/report.json`); OpenHands puts the harness's summary `report.json`, or its
  * remote evaluation's `output.swebench_eval.jsonl`, beside `output.jsonl`.
  */
-export function readSwebenchReports(path: string): Map<string, SwebenchResult> {
+export function readSwebenchReports(path: string): SwebenchReports {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) throw new Error(`${path}: no such file or directory`);
-  if (stat.isFile()) return readSwebenchReport(path);
-  const results = new Map<string, SwebenchResult>();
-  for (const file of filesUnder(path, isReportFile)) for (const [id, result] of readSwebenchReport(file)) results.set(id, result);
-  return results;
+  return readReportFiles(stat.isFile() ? [path] : filesUnder(path, isReportFile));
 }
 
-/** The results beside imported trajectories: the report files under the imported directory, if any. */
-export function reportsBeside(path: string): Map<string, SwebenchResult> | undefined {
-  if (!statSync(path).isDirectory()) return undefined;
-  const results = readSwebenchReports(path);
-  return results.size > 0 ? results : undefined;
+/**
+ * The results beside imported trajectories: the report files under an imported directory; for one
+ * file, those in its own directory (OpenHands' report.json or output.swebench_eval.jsonl beside
+ * output.jsonl), and for mini-swe-agent's `trajs/<id>/<id>.traj.json` its run's `logs/<id>/report.json`.
+ */
+export function reportsBeside(path: string): SwebenchReports | undefined {
+  const beside = (): string[] => {
+    const dir = dirname(path);
+    const files = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && isReportFile(e.name)).map((e) => join(dir, e.name)).sort();
+    const instance = basename(dir);
+    const runLog = join(dir, "../../logs", instance, REPORT_FILE);
+    if (basename(path) === `${instance}.traj.json` && basename(dirname(dir)) === "trajs" && existsSync(runLog)) files.push(runLog);
+    return files;
+  };
+  const reports = statSync(path).isDirectory() ? readSwebenchReports(path) : readReportFiles(beside());
+  return reports.results.size > 0 ? reports : undefined;
 }
 
 /**
@@ -88,15 +118,24 @@ export function reportsBeside(path: string): Map<string, SwebenchResult> | undef
  * row numbered from 1). A line that is not JSON, or whose shape the format does not know, is
  * unreadable with its reason.
  */
-export function readTrajectoryFile(format: AgentFormat, file: string, report?: ReadonlyMap<string, SwebenchResult>): RunDirFile {
+export function readTrajectoryFile(
+  format: AgentFormat,
+  file: string,
+  report?: ReadonlyMap<string, SwebenchResult>,
+  attemptOf?: (uid: string) => number | undefined,
+): RunDirFile {
   const text = readText(file);
   const fileStem = basename(file).replace(/\.gz$/, "").replace(/\.(traj\.json|traj|jsonl|json)$/, "");
+  // An OpenHands attempt file numbers its rows; output.jsonl's rows are copies of attempts (attemptOf).
+  const fileAttempt = format === "openhands" ? openHandsAttempt(basename(file)) : undefined;
   const out: RunDirFile = { source: file, rows: [], unreadable: [] };
   const take = (raw: string, lineNumber: number, parsed?: unknown) => {
     try {
       const json = parsed ?? JSON.parse(raw);
       const rollout = agentRolloutOf(format, json, { where: `${file}:${lineNumber}`, fileStem, ...(report ? { report } : {}) });
-      out.rows.push({ lineNumber, rollout: { ...rollout, uid: trajectoryUid(rollout) } });
+      const attempt = fileAttempt ?? attemptOf?.(trajectoryUid(rollout));
+      const extra = attempt === undefined ? rollout.extra : { ...rollout.extra, attempt };
+      out.rows.push({ lineNumber, rollout: { ...rollout, ...(extra ? { extra } : {}), uid: trajectoryUid(rollout, attempt) } });
     } catch (error) {
       if (!(error instanceof SyntaxError || error instanceof TrajectoryShapeError)) throw error;
       const reason = error instanceof SyntaxError ? `invalid JSON: ${error.message}` : error.message.replace(`${file}:${lineNumber}`, "").replace(/^[\s:]+/, "");

@@ -1,9 +1,11 @@
-import { basename, relative, resolve } from "node:path";
+import { basename, dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { openHandsAttempt, type SwebenchResult } from "@evotrainer/adapters";
 import type { RunConfig } from "@evotrainer/core";
 import { parseAgentImportArgs } from "../agent-import-options.ts";
 import { readRunConfig } from "../config-files.ts";
 import { openImportSink } from "../open-import-sink.ts";
+import { openHandsAttemptsIn, type OpenHandsAttempts } from "../openhands-attempts.ts";
 import { stagedRolloutsJsonl } from "../staged-rollouts.ts";
 import { readSwebenchReports, readTrajectoryFile, reportsBeside, trajectoryFiles } from "../trajectory-source.ts";
 
@@ -15,6 +17,9 @@ function agentRunConfig(file: string | undefined, name: string): RunConfig {
   if (!file) config.name = name;
   return config;
 }
+
+/** The report files named in the command's output: each one, or how many under the imported directory. */
+const reportFilesText = (files: readonly string[], path: string) => (files.length <= 3 ? files.join(", ") : `${files.length} report files under ${path}`);
 
 /**
  * `evotrainer import mini-swe-agent|swe-agent|openhands|openai-chat <path>`: agent trajectories a team already
@@ -29,12 +34,20 @@ export async function importAgentCommand(args: string[]): Promise<number> {
   const path = resolve(options.path);
   const files = trajectoryFiles(options.format, path);
   const report = options.report ? readSwebenchReports(resolve(options.report)) : reportsBeside(path);
+  const reportFiles = new Set(report?.files);
+  // OpenHands' iterative evaluation, per output directory: the attempt of each output.jsonl row and
+  // the results that belong to each attempt.
+  const attemptsByDir = new Map<string, OpenHandsAttempts | undefined>();
+  const attemptsIn = (dir: string) => {
+    if (!attemptsByDir.has(dir)) attemptsByDir.set(dir, options.format === "openhands" ? openHandsAttemptsIn(dir) : undefined);
+    return attemptsByDir.get(dir);
+  };
   const say = (line: string) => process.stderr.write(`import ${options.format}: ${line}\n`);
 
   const sink = openImportSink();
   try {
     const into = options.run ? { runId: options.run } : { config: agentRunConfig(options.config, `${options.format} ${basename(path)}`) };
-    say(`reading ${files.length} file${files.length === 1 ? "" : "s"} under ${path}${report ? `, results of ${report.size} instances from ${options.report ?? `the report.json files under ${path}`}` : ""}`);
+    say(`reading ${files.length} file${files.length === 1 ? "" : "s"} under ${path}${report ? `, results of ${report.results.size} instances from ${reportFilesText(report.files, path)}` : ""}`);
     const target = await sink.target({ format: options.format, dir: path, into });
     say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}, in ${sink.destination}`);
 
@@ -42,7 +55,21 @@ export async function importAgentCommand(args: string[]): Promise<number> {
     // Runs of the same task are one group, numbered in the order read (files by name, then lines).
     const samples = new Map<string, number>();
     for (const [i, source] of files.entries()) {
-      const file = readTrajectoryFile(options.format, source, report);
+      const attempts = attemptsIn(dirname(source));
+      const attempt = openHandsAttempt(basename(source));
+      let results: ReadonlyMap<string, SwebenchResult> | undefined = report?.results;
+      if (attempts && attempt !== undefined) {
+        const own = attempts.resultsOf(attempt, results);
+        results = own.results;
+        if (own.file) reportFiles.add(own.file);
+      }
+      const file = readTrajectoryFile(options.format, source, results, attempts?.attemptOf);
+      if (attempts && attempt === undefined && attempts.files.every((f) => files.includes(f))) {
+        // output.jsonl copies the attempts' lines: those read from their attempt file are not read twice.
+        const copies = file.rows.filter(({ rollout }) => rollout.extra?.["attempt"] !== undefined).length;
+        file.rows = file.rows.filter(({ rollout }) => rollout.extra?.["attempt"] === undefined);
+        if (copies > 0) say(`${relative(path, source) || basename(source)}: ${copies} of its lines are copies of the attempts beside it (output.critic_attempt_<n>.jsonl), imported from there`);
+      }
       for (const { rollout } of file.rows) {
         rollout.sample = samples.get(rollout.taskId) ?? 0;
         samples.set(rollout.taskId, rollout.sample + 1);
@@ -61,7 +88,7 @@ export async function importAgentCommand(args: string[]): Promise<number> {
     const { quarantined, labels } = await sink.summary(target, files);
     if (options.json) {
       console.log(JSON.stringify({
-        format: options.format, path, files: files.length, ...target, rollouts, labels,
+        format: options.format, path, files: files.length, ...target, rollouts, labels, reports: [...reportFiles],
         quarantined: quarantined.map((q) => ({ file: q.source, line: q.lineNumber, reason: q.reason })),
       }, null, 2));
       return 0;
@@ -70,6 +97,7 @@ export async function importAgentCommand(args: string[]): Promise<number> {
       `import ${options.format}: ${rollouts.added} rollouts added, ${rollouts.alreadyPresent} already present, ${rollouts.quarantined} quarantined; ` +
         `${rollouts.withResult > 0 ? `${rollouts.resolved} of ${rollouts.withResult} with a result resolved` : "no SWE-bench results joined (--report)"}`,
     );
+    if (reportFiles.size > 0) console.log(`results from ${reportFilesText([...reportFiles], path)}`);
     console.log(`branch v${target.branchVersion} ${target.branchId} of run ${target.runId}${target.created ? " (new, awaiting a decision)" : ""}`);
     console.log(`labels: ${Object.entries(labels).map(([l, n]) => `${l} ${n}`).join(", ") || "none"}`);
     if (quarantined.length > 0) console.log("quarantined:");

@@ -9,8 +9,9 @@ import type { SwebenchResult } from "./swebench-report.ts";
 export const AGENT_FORMATS = {
   "mini-swe-agent": { files: /\.traj\.json$|\.jsonl(\.gz)?$/ },
   "swe-agent": { files: /\.traj$/ },
-  // run_infer.py's evaluation output: <output dir>/output.jsonl, one instance per line.
-  openhands: { files: /^output\.jsonl(\.gz)?$/ },
+  // run_infer.py's evaluation output: <output dir>/output.jsonl, one instance per line, and in its
+  // iterative mode (ITERATIVE_EVAL_MODE) output.critic_attempt_<n>.jsonl beside it, one per attempt.
+  openhands: { files: /^output(\.critic_attempt_\d+)?\.jsonl(\.gz)?$/ },
   "openai-chat": { files: /\.jsonl?(\.gz)?$/ },
 } as const;
 export type AgentFormat = keyof typeof AGENT_FORMATS;

@@ -3,6 +3,6 @@ export { openAiTurns, type ConvertedTurns } from "./openai-turns.ts";
 export { parseSwebenchReport, swebenchInstanceResult, type SwebenchResult } from "./swebench-report.ts";
 export { miniSweAgentRollout, type MiniSweAgentOptions } from "./mini-swe-agent.ts";
 export { sweAgentRollout, type SweAgentOptions } from "./swe-agent.ts";
-export { openHandsEvalResults, openHandsRollout, type OpenHandsOptions } from "./openhands.ts";
+export { openHandsAttempt, openHandsEvalResults, openHandsRollout, type OpenHandsOptions } from "./openhands.ts";
 export { openAiChatRollout, type OpenAiChatOptions } from "./openai-chat.ts";
 export { AGENT_FORMATS, agentRolloutOf, type AgentFormat } from "./agent-formats.ts";

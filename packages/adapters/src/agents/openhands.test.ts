@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { rolloutSchema, type Rollout } from "@evotrainer/contract";
 import { compileHarness, DEFAULT_HEALTH_RULES, SWE_DETECTORS } from "@evotrainer/core";
 import { agentRolloutOf } from "./agent-formats.ts";
-import { openHandsEvalResults, openHandsRollout } from "./openhands.ts";
+import { openHandsAttempt, openHandsEvalResults, openHandsRollout } from "./openhands.ts";
 import { TrajectoryShapeError } from "./trajectory-error.ts";
 
 const REAL = new URL("../../../../tests/fixtures/real-openhands/", import.meta.url);
@@ -127,5 +127,9 @@ describe("OpenHands output.jsonl", () => {
     expect(() => openHandsRollout({ history: [] }, { where: "f:2" })).toThrow(new TrajectoryShapeError("f:2: instance_id is not a non-empty string"));
     expect(() => openHandsRollout({ instance_id: "a", history: "x" }, { where: "f:3" })).toThrow(new TrajectoryShapeError("f:3: history is not a list of events"));
     expect(() => openHandsRollout({ instance_id: "a", history: [{ id: 1, source: "user" }] }, { where: "f:4" })).toThrow(new TrajectoryShapeError("f:4 history 0: an event is neither an action nor an observation"));
+  });
+
+  it("numbers the attempt files of run_infer.py's iterative mode by their names, and only those", () => {
+    expect(["output.critic_attempt_1.jsonl", "output.critic_attempt_3.jsonl.gz", "output.jsonl", "output.critic_attempt_1.swebench_eval.jsonl", "output.swebench_eval.jsonl"].map(openHandsAttempt)).toEqual([1, 3, undefined, undefined, undefined]);
   });
 });

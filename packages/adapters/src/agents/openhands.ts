@@ -176,6 +176,16 @@ export function openHandsRollout(json: unknown, options: OpenHandsOptions): Roll
   );
 }
 
+// run_infer.py's iterative mode writes attempt n's rows to output.critic_attempt_<n>.jsonl beside
+// output.jsonl, then copies each instance's last attempt with a non-empty patch into output.jsonl.
+const ATTEMPT_FILE = /^output\.critic_attempt_(\d+)\.jsonl(\.gz)?$/;
+
+/** The attempt an OpenHands output file holds by its name (`output.critic_attempt_2.jsonl`: 2), or undefined for `output.jsonl`. */
+export function openHandsAttempt(fileName: string): number | undefined {
+  const match = ATTEMPT_FILE.exec(fileName);
+  return match ? Number(match[1]) : undefined;
+}
+
 /**
  * OpenHands' remote evaluation results (`output.swebench_eval.jsonl` beside `output.jsonl`): one
  * line per instance, `{instance_id, test_result: {report: {resolved, empty_generation, …}}}`.
