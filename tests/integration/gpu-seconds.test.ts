@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
@@ -72,5 +72,41 @@ describe("GPU-seconds are the job's own time", () => {
     const wallTime = (ended.finishedAt!.getTime() - ended.startedAt!.getTime()) / 1000;
     expect(wallTime).toBeGreaterThan(ended.gpuSeconds);
     console.log(`job clock ${ownRuntime.toFixed(3)} s, charged ${ended.gpuSeconds.toFixed(3)} s, control-plane wall time ${wallTime.toFixed(3)} s`);
+  }, 300_000);
+
+  it("a trainer whose heartbeat carries no startedAt is charged its process's own time (the wrapper's start and exit records), across a worker SIGKILL and restart", async () => {
+    // The last test's worker would drive this run too.
+    for (const w of workers) await killWorker(w);
+    // The gym as a contract trainer that does not track its own start: its beats leave `startedAt` out.
+    const { baseBranchId } = await enqueueRun(db, redisUrl, prefix, { ...config, name: "gpu seconds without a start", trainer: { ...config.trainer, heartbeatStartedAt: false } });
+
+    const stopped = join(scratch, "failpoint-process");
+    const first = startWorkerProcess({ databaseUrl: database.url, redisUrl, prefix, jobsDir, logFile: join(scratch, "worker-3.log"), failpoint: { spec: "monitor:training:1", file: stopped } });
+    workers.push(first);
+    await until("the first monitor pass of the running job", async () => existsSync(stopped));
+    await killWorker(first);
+    const job = await db.job.findFirstOrThrow({ where: { branchId: baseBranchId, kind: "train" } });
+    expect(job.state).toBe("running");
+
+    const dir = join(jobsDir, job.id);
+    await until("the job to end with no worker", async () => existsSync(join(dir, "exit_code")));
+    const beat = (await readHeartbeat(join(dir, "output")))!;
+    expect(beat.startedAt).toBeUndefined();
+    // The process's own time: from the wrapper's start marker to its exit record, on this machine's clock.
+    const ownRuntime = (statSync(join(dir, "exit_code")).mtimeMs - statSync(join(dir, "started")).mtimeMs) / 1000;
+    expect(ownRuntime).toBeGreaterThan(job.gpuSeconds);
+    const second = startWorkerProcess({ databaseUrl: database.url, redisUrl, prefix, jobsDir, logFile: join(scratch, "worker-4.log") });
+    workers.push(second);
+    const ended = await until("the restarted worker to settle the job", async () => {
+      const row = await db.job.findUniqueOrThrow({ where: { id: job.id } });
+      return row.state === "running" ? null : row;
+    });
+
+    expect(ended.state).toBe("succeeded");
+    // Within the millisecond the times are recorded to, not the downtime and restart in between.
+    expect(Math.abs(ended.gpuSeconds - ownRuntime)).toBeLessThan(0.005);
+    const wallTime = (ended.finishedAt!.getTime() - ended.startedAt!.getTime()) / 1000;
+    expect(wallTime).toBeGreaterThan(ended.gpuSeconds);
+    console.log(`process time ${ownRuntime.toFixed(3)} s, charged ${ended.gpuSeconds.toFixed(3)} s, control-plane wall time ${wallTime.toFixed(3)} s`);
   }, 300_000);
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KubernetesExecutor, type JobHandle, type JobObservation, type KubernetesPoolInput, type LaunchSpec } from "@evotrainer/executors";
+import { KubernetesExecutor, kubernetesPoolSchema, volumeWeightsPlace, weightsIn, type JobHandle, type JobObservation, type KubernetesPoolInput, type LaunchSpec } from "@evotrainer/executors";
 import { FakeKubeApi } from "../support/fake-kube-api.ts";
 
 const namespace = "training";
@@ -119,6 +119,32 @@ describe("Kubernetes executor against a local HTTP server speaking the real batc
     expect(files).toEqual([{ path: "output/metrics.jsonl", size: 31 }]);
     expect((await executor.readFrom(handle, "output/metrics.jsonl", 10, 4)).toString()).toBe('"dat');
     await expect(executor.readFrom(handle, "../okjob2/secret", 0, 10)).rejects.toThrow(/outside the job directory/);
+  });
+
+  it("reports the trainer container's own start and end from the newest pod's status", async () => {
+    const handle = await executor.launch(spec("timesjob1"));
+    expect(await executor.times(handle)).toBeNull();
+    const first = api.addPod(namespace, "evo-timesjob1-a1", { phase: "Running", containerStatuses: running });
+    expect(await executor.times(handle)).toMatchObject({ startedAt: "2030-01-01T00:00:05.000Z", endedAt: null });
+    api.setPodStatus(namespace, first, { phase: "Succeeded", containerStatuses: ended(0, "Completed") });
+    expect(await executor.times(handle)).toMatchObject({ startedAt: "2030-01-01T00:00:05.000Z", endedAt: "2030-01-01T00:10:00.000Z" });
+  });
+
+  it("reaches a job's weights on the artifacts volume where the control plane mounts it, with no pod", async () => {
+    const handle = await executor.launch(spec("weightsjob1"));
+    const output = join(localPath, "weightsjob1", "output");
+    mkdirSync(join(output, "verl", "checkpoints", "global_step_3"), { recursive: true });
+    writeFileSync(join(output, "verl", "checkpoints", "global_step_3", "model.pt"), Buffer.alloc(300));
+    writeFileSync(join(output, "metrics.jsonl"), "{}\n");
+    const parsed = kubernetesPoolSchema.parse(pool);
+    const place = await volumeWeightsPlace(parsed, handle.workDir);
+    const found = await weightsIn(place.files, place.outputDir);
+    expect(found).toEqual([{ path: join(output, "verl", "checkpoints"), bytes: 300 }]);
+    await place.files.remove(found[0]!.path);
+    expect(existsSync(join(output, "verl", "checkpoints"))).toBe(false);
+    expect(existsSync(join(output, "metrics.jsonl"))).toBe(true);
+    await expect(volumeWeightsPlace(parsed, "/elsewhere/weightsjob1")).rejects.toThrow(/not a job directory of pool h100/);
+    await expect(volumeWeightsPlace({ ...parsed, artifacts: { ...parsed.artifacts, localPath: join(localPath, "not-mounted") } }, handle.workDir)).rejects.toThrow(/not mounted on this machine/);
   });
 
   it("reads an OOMKilled pod of a Job that hit BackoffLimitExceeded as oom, not retriable", async () => {

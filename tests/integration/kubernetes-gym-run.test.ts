@@ -121,6 +121,21 @@ describe("a gym run on a Kubernetes pool, against a local server speaking the ba
       }
       expect(await db.event.count({ where: { runId, type: { in: ["job_retry", "failure"] } } })).toBe(0);
 
+      // After the run the worker applies retention on the artifacts volume, as it mounts it: the
+      // checkpoints of branches neither promoted nor best go, no pod needed, and the report counts them.
+      const retention = await until("the worker applied retention to the run", () => db.event.findFirst({ where: { runId, type: "retention_applied" } }));
+      const ended = await db.run.findUniqueOrThrow({ where: { id: runId }, include: { branches: { include: { jobs: { where: { kind: "train" } } } } } });
+      const trained = ended.branches.filter((b) => b.jobs.length > 0);
+      const checkpointsOf = (b: (typeof trained)[number]) => b.jobs.map((j) => join(volume, j.id, "output", "checkpoints"));
+      const unkept = trained.filter((b) => b.id !== ended.bestBranchId && b.status !== "promoted");
+      const removed = unkept.flatMap(checkpointsOf);
+      const deleted = (retention.payload as { deleted: { path: string; where: string }[] }).deleted;
+      expect(deleted.map((d) => d.path).sort()).toEqual([...removed].sort());
+      expect(deleted.every((d) => d.where === "gym-pool")).toBe(true);
+      for (const path of removed) expect(existsSync(path), path).toBe(false);
+      for (const b of trained.filter((x) => !unkept.includes(x))) for (const path of checkpointsOf(b)) expect(existsSync(path), `kept v${b.version}`).toBe(true);
+      console.log(`retention on the volume: ${trained.map((b) => `v${b.version} ${b.status}${unkept.includes(b) ? " (deleted)" : ""}`).join(", ")}`);
+
       // What the executor sent: one Job per job, with the pool's settings and the run's resources.
       const creates = api.requestsTo("POST", `/apis/batch/v1/namespaces/${namespace}/jobs`);
       expect(creates).toHaveLength(jobs.length);

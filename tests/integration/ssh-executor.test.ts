@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SshExecutor, type JobHandle, type JobObservation, type LaunchSpec, type SshExecutorOptions, type SshNode } from "@evotrainer/executors";
+import { SshExecutor, weightsIn, type JobHandle, type JobObservation, type LaunchSpec, type SshExecutorOptions, type SshNode } from "@evotrainer/executors";
 import { startSshd, type Sshd } from "../support/sshd.ts";
 
 const ROLLOUTS = "output/rollouts/train/step_000001.jsonl";
@@ -63,6 +63,11 @@ async function settle(handle: JobHandle, using = executor): Promise<JobObservati
     if (observation.state !== "running") return observation;
     await sleep(50);
   }
+}
+
+/** Waits for a state of the node's files (the node is this machine). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await sleep(20);
 }
 
 /** Lets a job waiting on `awaitFile(name)` go on: the node is this machine, so its work dir is local. */
@@ -232,6 +237,58 @@ describe("ssh executor (real OpenSSH on 127.0.0.1)", () => {
     expect(retry.externalId).not.toBe(first.externalId);
     expect(await settle(retry)).toEqual({ state: "succeeded" });
     expect((await executor.readFrom(retry, "starts", 0, 100)).toString()).toBe("started\nstarted\n");
+  });
+
+  it("reports the attempt's own start and end by the node's clock: the wrapper's start marker and exit record", async () => {
+    const handle = await executor.launch(spec("times1", sh(awaitFile("release"))));
+    await until(() => existsSync(join(handle.workDir, "started")));
+    const running = (await executor.times(handle))!;
+    expect(running.endedAt).toBeNull();
+    expect(Date.parse(running.now)).toBeGreaterThanOrEqual(Date.parse(running.startedAt));
+    release(handle);
+    expect(await settle(handle)).toEqual({ state: "succeeded" });
+    const ended = (await executor.times(handle))!;
+    // GNU stat gives the mtimes in nanoseconds; they arrive to the millisecond.
+    const ms = (name: string) => Math.floor(statSync(join(handle.workDir, name)).mtimeMs);
+    expect([Date.parse(ended.startedAt), Date.parse(ended.endedAt!)]).toEqual([ms("started"), ms("exit_code")]);
+    expect(ended.startedAt).toBe(running.startedAt);
+    // A job directory left by a wrapper without the start marker has no times to report.
+    rmSync(join(handle.workDir, "started"));
+    expect(await executor.times(handle)).toBeNull();
+  });
+
+  it("finds a job's model weights over SFTP with their sizes and deletes them on the node, leaving everything else", async () => {
+    const output = join(workRoot, "weights1", "output");
+    const put = (relative: string, bytes: number) => {
+      mkdirSync(join(output, relative, ".."), { recursive: true });
+      writeFileSync(join(output, relative), Buffer.alloc(bytes));
+    };
+    put("checkpoints/policy_step_4.json", 40);
+    put("trl/final/model.safetensors", 1000);
+    put("trl/checkpoint-2/model.safetensors", 500);
+    put("trl/checkpoint-2/optimizer/state.pt", 250);
+    put("verl/checkpoints/global_step_2/actor/model.pt", 2000);
+    put("metrics.jsonl", 3);
+    // A link to a shared base model counts as the link; its target is neither followed nor deleted.
+    const base = join(workRoot, "base-model");
+    mkdirSync(base);
+    writeFileSync(join(base, "model.safetensors"), Buffer.alloc(100_000));
+    symlinkSync(base, join(output, "trl/final/base"));
+
+    const place = executor.weightsPlace(join(workRoot, "weights1"));
+    const found = await weightsIn(place.files, place.outputDir);
+    expect(found.map(({ path, bytes }) => [path.slice(output.length + 1), bytes])).toEqual([
+      ["checkpoints", 40],
+      ["trl/final", 1000 + base.length],
+      ["trl/checkpoint-2", 750],
+      ["verl/checkpoints", 2000],
+    ]);
+    for (const { path } of found) await place.files.remove(path);
+    expect(await weightsIn(place.files, place.outputDir)).toEqual([]);
+    expect(existsSync(join(output, "metrics.jsonl"))).toBe(true);
+    expect(existsSync(join(base, "model.safetensors"))).toBe(true);
+    // Nothing outside the node's work root is reached.
+    expect(() => executor.weightsPlace("/etc")).toThrow(/not a job directory under/);
   });
 
   it("refuses job ids and paths that would escape the job directory", async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -103,7 +103,7 @@ describe("SSH executor end to end: a gym run on a GPU node reached over a real O
 
     const logs: string[] = [];
     process.env.EVO_MASTER_KEY = masterKey;
-    const env = loadWorkerEnv({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_JOBS_DIR: jobsDir, EVO_MONITOR_EVERY_MS: "200", EVO_RECONCILE_EVERY_MS: "3000", EVO_PLACEMENT_EVERY_MS: "300" });
+    const env = loadWorkerEnv({ DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_JOBS_DIR: jobsDir, EVO_MONITOR_EVERY_MS: "200", EVO_RECONCILE_EVERY_MS: "3000", EVO_PLACEMENT_EVERY_MS: "300", EVO_RETENTION: "manual" });
     const worker = await startWorkerApp(env, (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }), (line) => logs.push(line));
     try {
       const created = await cli(["run", join(dir, "run.yaml"), "--json"]);
@@ -157,6 +157,29 @@ describe("SSH executor end to end: a gym run on a GPU node reached over a real O
       // The slots were given back.
       expect(await db.job.count({ where: { nodeId: { not: null }, state: { in: ["submitted", "running"] } } })).toBe(0);
 
+      // Retention reaches the node: `evotrainer gc --yes` deletes, over SSH, the checkpoints of the
+      // branches neither promoted nor best, and keeps the others and every job's rollouts.
+      const ended = await db.run.findUniqueOrThrow({ where: { id: runId }, include: { branches: { include: { jobs: { where: { kind: "train" } } } } } });
+      const trained = ended.branches.filter((b) => b.jobs.length > 0);
+      const checkpointsOf = (b: (typeof trained)[number]) => b.jobs.map((j) => join(workRoot, j.id, "output", "checkpoints"));
+      const unkept = trained.filter((b) => b.id !== ended.bestBranchId && b.status !== "promoted");
+      expect(unkept.length, "a control or rejected candidate whose weights go").toBeGreaterThan(0);
+      for (const b of trained) for (const path of checkpointsOf(b)) expect(existsSync(path), path).toBe(true);
+      const gc = await cli(["gc", runId, "--yes"], { EVO_MASTER_KEY: masterKey });
+      expect(gc.code, gc.stderr).toBe(0);
+      const removed = unkept.flatMap(checkpointsOf);
+      for (const path of removed) expect(gc.stdout).toMatch(new RegExp(`\\] deleted .*  loopback:${path}`));
+      for (const path of removed) expect(existsSync(path), `on the node: ${path}`).toBe(false);
+      for (const b of trained.filter((x) => !unkept.includes(x))) for (const path of checkpointsOf(b)) expect(existsSync(path), `kept v${b.version}`).toBe(true);
+      for (const job of jobs) expect(uidsOnNode(job.id).size, "rollouts stay").toBeGreaterThan(0);
+      const retention = await db.event.findFirstOrThrow({ where: { runId, type: "retention_applied" } });
+      const deleted = (retention.payload as { deleted: { path: string; where: string; bytes: number }[] }).deleted;
+      expect(deleted.map((d) => d.path).sort()).toEqual([...removed].sort());
+      expect(deleted.every((d) => d.where === "loopback" && d.bytes > 0)).toBe(true);
+      // The report counts the deletions on the node as it counts local ones.
+      const gcReport = JSON.parse((await cli(["report", runId, "--json"])).stdout) as { branches: { id: string; weightsDeleted: { bytes: number } | null }[] };
+      for (const b of gcReport.branches.filter((x) => trained.some((t) => t.id === x.id))) expect(b.weightsDeleted !== null, `branch ${b.id}`).toBe(unkept.some((u) => u.id === b.id));
+
       // The key is nowhere: worker logs, events, job rows, the node row, the CLI report and the API's answers.
       const keyBody = sshd.privateKey.split("\n").filter((line) => line && !line.startsWith("-----")).join("");
       const needles = [sshd.privateKey.trim(), ...sshd.privateKey.split("\n").filter((line) => line.length > 20 && !line.startsWith("-----"))];
@@ -183,6 +206,7 @@ describe("SSH executor end to end: a gym run on a GPU node reached over a real O
         jobs: text(await db.job.findMany({ where: { branch: { runId } } })),
         node: text(await db.gpuNode.findMany()),
         report: reportCli.stdout + reportCli.stderr,
+        gc: gc.stdout + gc.stderr,
         api: text(answers),
       };
       expect(keyBody.length).toBeGreaterThan(100);

@@ -49,7 +49,9 @@ export async function killWorker(worker: ChildProcess): Promise<void> {
  * the workers of `prefix` as the CLI hands it: its base branch's dispatch on the queue.
  */
 export async function enqueueRun(db: Database, redisUrl: string, prefix: string, config: RunConfig): Promise<{ runId: string; baseBranchId: string }> {
-  const org = await db.organization.create({ data: { name: prefix, slug: prefix } });
+  // One organization per run: a test file may start several runs under one prefix.
+  const slug = `${prefix}-${await db.organization.count({ where: { slug: { startsWith: prefix } } })}`;
+  const org = await db.organization.create({ data: { name: prefix, slug } });
   const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
   const connection = createProducerConnection(redisUrl);
   await connection.connect();

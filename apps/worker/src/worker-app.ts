@@ -87,7 +87,7 @@ export async function startWorkerApp(
       ...(await reconcile(db, producer)),
       notifications: await relayNotifications(db, producer),
       search: await sweepSearch(db, producer),
-      retainedBytesFreed: env.EVO_RETENTION === "after-run" ? await retainWeightsOfEndedRuns(db, log) : 0,
+      retainedBytesFreed: env.EVO_RETENTION === "after-run" ? await retainWeightsOfEndedRuns(db, (job) => deps.executors.weightsPlace(job), log) : 0,
     }),
     1,
   );

@@ -13,7 +13,7 @@ export const heartbeatSchema = z.object({
   step: z.number().int().nonnegative(),
   time: z.iso.datetime({ offset: true }),
   // When this attempt of the job started, on the same clock as \`time\`: the job's own clock, which
-  // GPU-seconds are charged by (time − startedAt). Without it a job is charged nothing.
+  // GPU-seconds are charged by (time − startedAt). Without it the job is charged its process's own times, which the executor reports.
   startedAt: z.iso.datetime({ offset: true }).optional(),
   phase: heartbeatPhaseSchema,
   // Fraction of the job done, for progress bars and time-left estimates.

@@ -36,6 +36,17 @@ export interface RemoteFile {
 /** Failure classes an executor can tell apart; the contract's classes plus what only the executor sees. */
 export type ExecutorFailureClass = FailureClass | "gpu_oom" | "node_lost" | "deadline_exceeded";
 
+/**
+ * An attempt's own times on the machine that runs it, for a trainer whose heartbeat does not say when
+ * it started: when its process started, when it ended (`null` while it runs, or when it vanished
+ * without an end record), and that machine's "now" at the look. ISO 8601.
+ */
+export interface JobTimes {
+  startedAt: string;
+  endedAt: string | null;
+  now: string;
+}
+
 export type JobObservation =
   | { state: "running" }
   | { state: "succeeded" }
@@ -61,4 +72,6 @@ export interface Executor {
   /** The last bytes of the job's combined stdout/stderr log. */
   logTail(handle: JobHandle, maxBytes: number): Promise<string>;
   cancel(handle: JobHandle): Promise<void>;
+  /** The attempt's own start and end; `null` when they cannot be known (no record of its start). */
+  times(handle: JobHandle): Promise<JobTimes | null>;
 }

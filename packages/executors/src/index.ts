@@ -12,4 +12,6 @@ export { shellJoin, shellQuote } from "./ssh/shell-quote.ts";
 export { KubernetesExecutor } from "./kubernetes/kubernetes-executor.ts";
 export { kubernetesPoolSchema, type KubernetesPool, type KubernetesPoolInput } from "./kubernetes/kubernetes-pool.ts";
 export { defaultKubeConfig } from "./kubernetes/kube-config.ts";
-export { deleteWeights, weightsToDelete, type JobWeights, type WeightsElsewhere, type WeightsOnDisk } from "./local/job-weights.ts";
+export { weightsIn, weightsToDelete, type FoundWeights, type JobWeights, type WeightsElsewhere, type WeightsFiles, type WeightsJob, type WeightsOnDisk, type WeightsPlace } from "./job-weights.ts";
+export { localWeightsFiles, localWeightsPlace } from "./local/local-weights-files.ts";
+export { volumeWeightsPlace } from "./kubernetes/volume-weights-place.ts";

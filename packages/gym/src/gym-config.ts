@@ -21,9 +21,12 @@ export interface GymOptions {
   evalEvery: number;
   // Caps the pace, so a person (or a test) can watch a run progress; unlimited when absent.
   stepsPerSecond?: number;
+  // false: beats leave out the optional `startedAt`, as a contract trainer that does not track its
+  // own start does; the control plane then charges the job's process times.
+  heartbeatStartedAt: boolean;
 }
 
-export const DEFAULT_GYM_OPTIONS: GymOptions = { tasksPerStep: 16, miniBatches: 4, trainPoolSize: 4096, evalEvery: 0 };
+export const DEFAULT_GYM_OPTIONS: GymOptions = { tasksPerStep: 16, miniBatches: 4, trainPoolSize: 4096, evalEvery: 0, heartbeatStartedAt: true };
 
 export interface GymSetup {
   domain: GymDomain;
@@ -78,6 +81,10 @@ function readOptions(adapter: Record<string, unknown>, problems: string[]): GymO
       case "stepsPerSecond":
         if (positive) options.stepsPerSecond = value;
         else problems.push(`adapter.stepsPerSecond: a positive number, got ${JSON.stringify(value)}`);
+        break;
+      case "heartbeatStartedAt":
+        if (typeof value === "boolean") options.heartbeatStartedAt = value;
+        else problems.push(`adapter.heartbeatStartedAt: true or false, got ${JSON.stringify(value)}`);
         break;
       default:
         problems.push(`adapter.${key}: unknown gym setting (known: ${[...Object.keys(DEFAULT_GYM_OPTIONS), "stepsPerSecond"].join(", ")})`);

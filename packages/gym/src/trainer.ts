@@ -54,9 +54,9 @@ export async function runGymJob(jobFile: string, options: RunGymJobOptions = {})
   const outputDir = job.outputDir;
   let lastStep: number | null = null;
   // This attempt's start on the job's own clock: every beat carries it, and GPU-seconds are charged from it.
-  const startedAt = new Date().toISOString();
+  let startedAt: string | undefined = new Date().toISOString();
   const beat = (step: number, phase: HeartbeatPhase, progress: number, message?: string) =>
-    writeHeartbeat(outputDir, { step, time: new Date().toISOString(), startedAt, phase, progress: Math.min(1, progress), ...(message ? { message } : {}) });
+    writeHeartbeat(outputDir, { step, time: new Date().toISOString(), ...(startedAt ? { startedAt } : {}), phase, progress: Math.min(1, progress), ...(message ? { message } : {}) });
   const finish = async (failure: FailureClass | null, message: string): Promise<GymJobResult> => {
     const exitCode = failure === null ? 0 : exitCodeFor(failure);
     // The last beat marks the attempt's end, failed or not, so its whole run is charged.
@@ -79,6 +79,7 @@ export async function runGymJob(jobFile: string, options: RunGymJobOptions = {})
       if (error instanceof GymConfigError) return await finish("config_error", error.message);
       throw error;
     }
+    if (!setup.options.heartbeatStartedAt) startedAt = undefined;
     await writeStatus(outputDir, { state: "running", lastStep: null });
     await beat(0, "setup", 0, `gym ${setup.domain}: loading the policy`);
 

@@ -1,6 +1,18 @@
 import { join } from "node:path";
 import { sshPrivateKeyOf, type Database, type GpuNode } from "@evotrainer/db";
-import { defaultKubeConfig, KubernetesExecutor, kubernetesPoolSchema, LocalExecutor, SshExecutor, type Executor, type KubernetesPool } from "@evotrainer/executors";
+import {
+  defaultKubeConfig,
+  KubernetesExecutor,
+  kubernetesPoolSchema,
+  LocalExecutor,
+  localWeightsPlace,
+  SshExecutor,
+  volumeWeightsPlace,
+  type Executor,
+  type KubernetesPool,
+  type WeightsJob,
+  type WeightsPlace,
+} from "@evotrainer/executors";
 
 /** What the pool needs of a job row to find the executor that runs it. */
 export interface JobPlace {
@@ -48,6 +60,20 @@ export class ExecutorPool {
       executor: await this.remoteExecutor(node, pool),
       localDir: pool ? join(pool.artifacts.localPath, job.id) : join(this.jobsDir, "mirror", job.id, `attempt-${job.attempts}`),
     };
+  }
+
+  /**
+   * Where retention reaches a job's directory: this machine's disk, the pool's volume as the worker
+   * mounts it (no pod needed), or the SSH node over the node's shared connection.
+   */
+  async weightsPlace(job: WeightsJob): Promise<WeightsPlace> {
+    if (job.executor === "local") return localWeightsPlace(job.outputUri);
+    if (!job.nodeId) throw new Error(`job ${job.jobId} ran on ${job.executor} but names no node or pool`);
+    const node = await this.db.gpuNode.findUnique({ where: { id: job.nodeId } });
+    if (!node) throw new Error(`the node or pool job ${job.jobId} ran on is no longer configured`);
+    const pool = node.executor === "kubernetes" ? kubernetesPoolSchema.parse(node.pool) : null;
+    if (pool) return volumeWeightsPlace(pool, job.outputUri);
+    return ((await this.remoteExecutor(node, null)) as SshExecutor).weightsPlace(job.outputUri);
   }
 
   private remoteExecutor(node: GpuNode, pool: KubernetesPool | null): Promise<RemoteExecutor> {

@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join, posix, resolve } from "node:path";
-import { paths, readCheckpoint, readEval, readHeartbeat, parseContractPath, type EvalResult, type Heartbeat } from "@evotrainer/contract";
+import { paths, readCheckpoint, readEval, readHeartbeat, parseContractPath, type EvalResult } from "@evotrainer/contract";
 import { cancellationOf, json, recordEvent } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import type { JobHandle } from "@evotrainer/executors";
@@ -11,7 +11,7 @@ import { ingestJobOutputs } from "./ingest-outputs.ts";
 import { mirrorOutputs } from "./mirror-outputs.ts";
 import { settleFailedAttempt } from "./failed-attempt.ts";
 import { staleHeartbeat } from "./stale-heartbeat.ts";
-import { gpuCharge, runConfigOf } from "@evotrainer/core";
+import { gpuCharge, jobClock, runConfigOf, type JobClock } from "@evotrainer/core";
 
 const LOG_TAIL_BYTES = 8_000;
 
@@ -67,7 +67,16 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
   const now = new Date();
   // Read after the observation: a job that has ended wrote its last beat before its exit code.
   const heartbeat = await readHeartbeat(outputDir).catch(() => null);
-  await chargeJobClock(deps, { jobId: job.id, branchId: branch.id, runId: branch.runId, budgetGpuSeconds: config.budget.gpuSeconds }, heartbeat, now);
+  // A trainer whose beats do not say when it started is charged its process's own times instead.
+  // While the job runs a failed look costs nothing: the next one charges the attempt's whole time so far.
+  const processTimes = heartbeat?.startedAt
+    ? null
+    : await executor.times(handle).catch((error: unknown) => {
+        if (observation.state !== "running") throw error;
+        return null;
+      });
+  const clock = jobClock(heartbeat, processTimes, observation.state === "running");
+  await chargeJobClock(deps, { jobId: job.id, branchId: branch.id, runId: branch.runId, budgetGpuSeconds: config.budget.gpuSeconds }, clock, now);
   if (ingested.quarantined > 0) deps.log(`monitor: job ${job.id} quarantined ${ingested.quarantined} line(s)`);
 
   const hung = observation.state === "running" ? staleHeartbeat(heartbeat, now, deps.heartbeatStaleMs) : null;
@@ -103,18 +112,18 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
 }
 
 /**
- * Charges the job, its branch and its run what the job's own clock moved since the last charge
- * (core's gpuCharge), never the control plane's time between two passes: a worker that was down
+ * Charges the job, its branch and its run what the job's own clock (its heartbeat's, or its process's
+ * times: core's jobClock) moved since the last charge (core's gpuCharge), never the control plane's
+ * time between two passes: a worker that was down
  * while the job ran charges, when it is back, what the job ran, not how long it was away. The job
  * row is locked, so two passes at once charge a beat once.
  */
 async function chargeJobClock(
   deps: LoopDeps,
   ids: { jobId: string; branchId: string; runId: string; budgetGpuSeconds: number },
-  heartbeat: Heartbeat | null,
+  clock: JobClock | null,
   now: Date,
 ): Promise<void> {
-  const clock = heartbeat?.startedAt ? { startedAt: heartbeat.startedAt, time: heartbeat.time } : null;
   await deps.db.$transaction(async (tx) => {
     const [job] = await tx.$queryRaw<{ attemptStartedAt: Date | null; attemptGpuSeconds: number }[]>`
       SELECT "attemptStartedAt", "attemptGpuSeconds" FROM "Job" WHERE id = ${ids.jobId} FOR UPDATE`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gpuCharge } from "./gpu-charge.ts";
+import { gpuCharge, jobClock } from "./gpu-charge.ts";
 
 const start = "2026-11-28T10:00:00.000Z";
 const at = (seconds: number) => new Date(Date.parse(start) + seconds * 1000).toISOString();
@@ -34,5 +34,33 @@ describe("gpuCharge: the job's own clock, never the control plane's", () => {
 
   it("charges nothing before the trainer's first beat", () => {
     expect(gpuCharge({ startedAt: null, seconds: 0 }, null)).toEqual({ outcome: "nothing", reason: "no_clock" });
+  });
+});
+
+describe("jobClock: the heartbeat's start when it gives one, else the executor's process times", () => {
+  const process = { startedAt: at(-1), endedAt: null, now: at(30) };
+
+  it("takes the heartbeat's clock when the beat says when the attempt started", () => {
+    expect(jobClock({ startedAt: start, time: at(12) }, process, true)).toEqual({ startedAt: start, time: at(12) });
+  });
+
+  it("for a beat without a start, charges the process from its start to the machine's now while it runs", () => {
+    expect(jobClock({ time: at(12) }, process, true)).toEqual({ startedAt: at(-1), time: at(30) });
+  });
+
+  it("charges a running job nothing before its first beat: a start it beats later must not charge its start-up twice", () => {
+    expect(jobClock(null, process, true)).toBeNull();
+    const early = gpuCharge({ startedAt: null, seconds: 0 }, jobClock(null, process, true));
+    expect(early).toEqual({ outcome: "nothing", reason: "no_clock" });
+  });
+
+  it("charges an ended process up to its end record, however late the look comes, with or without a beat", () => {
+    expect(jobClock(null, { ...process, endedAt: at(20), now: at(3600) }, false)).toEqual({ startedAt: at(-1), time: at(20) });
+    expect(jobClock({ time: at(19) }, { ...process, endedAt: at(20), now: at(3600) }, false)).toEqual({ startedAt: at(-1), time: at(20) });
+  });
+
+  it("charges nothing more for a process gone without an end record, nor for one with no recorded start", () => {
+    expect(jobClock(null, process, false)).toBeNull();
+    expect(jobClock({ time: at(12) }, null, true)).toBeNull();
   });
 });

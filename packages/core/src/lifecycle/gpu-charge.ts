@@ -35,3 +35,26 @@ export function gpuCharge(charged: ChargedAttempt, clock: JobClock | null): GpuC
   if (seconds <= 0) return { outcome: "nothing", reason: "already_charged" };
   return { outcome: "charge", seconds, attempt: { startedAt: clock.startedAt, seconds: elapsed } };
 }
+
+/** An attempt's own times as its executor knows them: its process's start and end (`null` while it runs), and that machine's now. */
+export interface ProcessTimes {
+  startedAt: string;
+  endedAt: string | null;
+  now: string;
+}
+
+/**
+ * The clock a job is charged by: its heartbeat's, when the beat says when the attempt started;
+ * otherwise its process's, from the executor: start to end once it has ended, start to the machine's
+ * now while it runs and beats without a start. Before a running job's first beat nothing is charged:
+ * it may yet beat with a start of its own, a later one, which would count as a new attempt and charge
+ * its start-up twice; a job that never beats is charged its whole process time when it ends. A
+ * process gone without an end record (a machine restart, a killed wrapper) has no known end, so
+ * nothing more is charged for it.
+ */
+export function jobClock(heartbeat: { startedAt?: string; time: string } | null, process: ProcessTimes | null, running: boolean): JobClock | null {
+  if (heartbeat?.startedAt) return { startedAt: heartbeat.startedAt, time: heartbeat.time };
+  if (!process) return null;
+  if (process.endedAt) return { startedAt: process.startedAt, time: process.endedAt };
+  return running && heartbeat ? { startedAt: process.startedAt, time: process.now } : null;
+}

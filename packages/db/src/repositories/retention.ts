@@ -12,6 +12,8 @@ export interface RetentionJob {
   executor: "local" | "ssh" | "kubernetes";
   /** Where the job ran: a local work dir, or a node's path for ssh and Kubernetes. */
   outputUri: string;
+  /** The SSH node or Kubernetes pool that ran it. */
+  nodeId: string | null;
   nodeName: string | null;
 }
 
@@ -32,7 +34,7 @@ export async function loadRetentionState(db: Database, runId: string): Promise<R
       name: true,
       status: true,
       bestBranchId: true,
-      branches: { select: { id: true, version: true, status: true, parentId: true, jobs: { where: { outputUri: { not: null } }, select: { id: true, executor: true, outputUri: true, node: { select: { name: true } } } } } },
+      branches: { select: { id: true, version: true, status: true, parentId: true, jobs: { where: { outputUri: { not: null } }, select: { id: true, executor: true, outputUri: true, node: { select: { id: true, name: true } } } } } },
       interventions: { where: { status: { in: [...PENDING_INTERVENTION_STATUSES] }, branch: { is: null } }, select: { parentBranchId: true } },
     },
   });
@@ -46,7 +48,7 @@ export async function loadRetentionState(db: Database, runId: string): Promise<R
       branches: run.branches.map(({ id, status, parentId }) => ({ id, status, parentId })),
       proposalParentIds: run.interventions.map((i) => i.parentBranchId),
     },
-    jobs: run.branches.flatMap((b) => b.jobs.map((j) => ({ branchId: b.id, branchVersion: b.version, jobId: j.id, executor: j.executor, outputUri: j.outputUri!, nodeName: j.node?.name ?? null }))),
+    jobs: run.branches.flatMap((b) => b.jobs.map((j) => ({ branchId: b.id, branchVersion: b.version, jobId: j.id, executor: j.executor, outputUri: j.outputUri!, nodeId: j.node?.id ?? null, nodeName: j.node?.name ?? null }))),
   };
 }
 
@@ -55,9 +57,10 @@ export interface RetentionRecord {
   /** `run_end`: the worker, once the run ended; `gc`: a person's `evotrainer gc --yes`. */
   trigger: "run_end" | "gc";
   actor: string;
-  deleted: { branchId: string; branchVersion: number; jobId: string; path: string; bytes: number }[];
-  /** Weights the policy would delete that are not on this machine (an SSH node, a Kubernetes volume). */
-  elsewhere: { branchId: string; branchVersion: number; jobId: string; where: string }[];
+  /** `where`: `local`, or the SSH node or Kubernetes pool whose disk held them. */
+  deleted: { branchId: string; branchVersion: number; jobId: string; where: string; path: string; bytes: number }[];
+  /** Jobs whose weights the policy would delete but could not be reached (node gone or unreachable, volume not mounted), and why. */
+  elsewhere: { branchId: string; branchVersion: number; jobId: string; where: string; why: string }[];
 }
 
 /**

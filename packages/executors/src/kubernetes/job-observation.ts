@@ -1,6 +1,6 @@
 import { classifyExit, type Status } from "@evotrainer/contract";
 import type { V1ContainerStateTerminated, V1Job, V1JobCondition, V1Pod } from "@kubernetes/client-node";
-import type { ExecutorFailureClass, JobObservation } from "../executor.ts";
+import type { ExecutorFailureClass, JobObservation, JobTimes } from "../executor.ts";
 import { nonRetriableExitCodes, trainerContainer } from "./job-manifest.ts";
 
 type Failed = Extract<JobObservation, { state: "failed" }>;
@@ -32,6 +32,19 @@ export function newestFirst(pods: readonly V1Pod[]): V1Pod[] {
 }
 
 const trainerStatus = (pod: V1Pod) => pod.status?.containerStatuses?.find((container) => container.name === trainerContainer);
+
+/**
+ * The trainer container's own start and end in the newest pod, as the kubelet reports them (whole
+ * seconds). A pod that replaced a preempted one is a new start: it is charged from there on.
+ */
+export function trainerTimes(pods: readonly V1Pod[], now: Date): JobTimes | null {
+  const pod = newestFirst(pods)[0];
+  const state = pod && trainerStatus(pod)?.state;
+  const startedAt = state?.terminated?.startedAt ?? state?.running?.startedAt;
+  if (!startedAt) return null;
+  const finishedAt = state?.terminated?.finishedAt;
+  return { startedAt: new Date(startedAt).toISOString(), endedAt: finishedAt ? new Date(finishedAt).toISOString() : null, now: now.toISOString() };
+}
 
 /** How the trainer container of `pod` ended, if it did (its last run when it restarted). */
 function terminated(pod: V1Pod): V1ContainerStateTerminated | undefined {

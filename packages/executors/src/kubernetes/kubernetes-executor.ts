@@ -2,11 +2,11 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, posix, resolve } from "node:path";
 import { readStatus } from "@evotrainer/contract";
 import { ApiException, BatchV1Api, CoreV1Api, makeInformer, type Informer, type KubeConfig, type ObjectCache, type V1Job, type V1Pod } from "@kubernetes/client-node";
-import type { Executor, JobHandle, JobObservation, LaunchSpec, RemoteFile } from "../executor.ts";
+import type { Executor, JobHandle, JobObservation, JobTimes, LaunchSpec, RemoteFile } from "../executor.ts";
 import { listFiles, readRange, readTail } from "../local/read-range.ts";
 import { jobFiles } from "./job-files.ts";
 import { jobManifest, jobNameFor, jobNameLabel, managedBySelector, trainerContainer } from "./job-manifest.ts";
-import { classifyFailedJob, jobOutcome, newestFirst } from "./job-observation.ts";
+import { classifyFailedJob, jobOutcome, newestFirst, trainerTimes } from "./job-observation.ts";
 import { kubernetesPoolSchema, type KubernetesPool, type KubernetesPoolInput } from "./kubernetes-pool.ts";
 
 // A job id becomes a label value and part of a Job name: letters, digits, `_` and `-`, at most 63.
@@ -235,6 +235,12 @@ export class KubernetesExecutor implements Executor {
     const room = maxBytes - Buffer.byteLength(currentPart) - Buffer.byteLength(previousHeader);
     if (room <= 0 || previous === "") return lastBytes(currentPart, maxBytes);
     return previousHeader + lastBytes(previous, room) + currentPart;
+  }
+
+  /** The trainer container's start and end from its pod's status; `now` is this machine's clock. */
+  async times(handle: JobHandle): Promise<JobTimes | null> {
+    this.localDirOf(handle);
+    return trainerTimes(await this.podsOf(handle.externalId), new Date());
   }
 
   /**

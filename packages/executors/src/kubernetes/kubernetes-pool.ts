@@ -1,4 +1,4 @@
-import { posix } from "node:path";
+import { join, posix } from "node:path";
 import { z } from "zod";
 
 const absolutePath = z.string().refine((path) => posix.isAbsolute(path), { error: "must be an absolute path" });
@@ -40,3 +40,15 @@ export const kubernetesPoolSchema = z.strictObject({
 });
 export type KubernetesPool = z.output<typeof kubernetesPoolSchema>;
 export type KubernetesPoolInput = z.input<typeof kubernetesPoolSchema>;
+
+/**
+ * Where the control plane finds a job directory of this pool, given as the pods see it (the Job row's
+ * outputUri); throws for a directory that is not one of the pool's job directories.
+ */
+export function localJobDir(pool: Pick<KubernetesPool, "name" | "artifacts">, workDir: string): string {
+  const jobId = posix.basename(workDir);
+  if (posix.dirname(workDir) !== posix.normalize(pool.artifacts.mountPath) || !/^[A-Za-z0-9_-]+$/.test(jobId)) {
+    throw new Error(`${workDir} is not a job directory of pool ${pool.name} (${pool.artifacts.mountPath})`);
+  }
+  return join(pool.artifacts.localPath, jobId);
+}

@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { readStatus } from "@evotrainer/contract";
 import { classifyEndedJob, LOG_TAIL_BYTES } from "../ended-job.ts";
-import type { Executor, JobHandle, JobObservation, LaunchSpec, RemoteFile } from "../executor.ts";
+import type { Executor, JobHandle, JobObservation, JobTimes, LaunchSpec, RemoteFile } from "../executor.ts";
 import { checkJobId, jobFiles, WRAPPER } from "../job-dir.ts";
 import { listFiles, readRange, readTail } from "./read-range.ts";
 
@@ -61,7 +61,7 @@ export class LocalExecutor implements Executor {
     const adopted = await this.adopt(workDir, spec.attempt);
     if (adopted) return adopted;
     // A retry starts clean of the last attempt's markers; its output dir stays, for resuming.
-    await Promise.all([EXIT_CODE, CANCELLED, jobFiles.pid].map((name) => rm(join(workDir, name), { force: true })));
+    await Promise.all([EXIT_CODE, CANCELLED, jobFiles.pid, jobFiles.started].map((name) => rm(join(workDir, name), { force: true })));
     await mkdir(join(workDir, "output"), { recursive: true });
     for (const [relative, content] of Object.entries(spec.files)) {
       const path = resolve(workDir, relative);
@@ -112,6 +112,13 @@ export class LocalExecutor implements Executor {
 
   logTail(handle: JobHandle, maxBytes: number): Promise<string> {
     return readTail(join(handle.workDir, LOG), maxBytes);
+  }
+
+  /** The wrapper's start marker and exit code record the attempt's start and end, and outlive its process. */
+  async times(handle: JobHandle): Promise<JobTimes | null> {
+    const mtime = (name: string) => stat(join(handle.workDir, name)).then((info) => info.mtime.toISOString(), () => null);
+    const [startedAt, endedAt] = await Promise.all([mtime(jobFiles.started), mtime(EXIT_CODE)]);
+    return startedAt === null ? null : { startedAt, endedAt, now: new Date().toISOString() };
   }
 
   /** SIGTERM to the whole process group, SIGKILL after the grace period. */

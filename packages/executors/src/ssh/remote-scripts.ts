@@ -4,7 +4,7 @@ import { shellJoin, shellQuote } from "./shell-quote.ts";
 
 /** A retry starts clean of the last attempt's markers; its output dir stays, for resuming. */
 export function prepareScript(workDir: string, dirs: readonly string[]): string {
-  const markers = [jobFiles.exitCode, jobFiles.cancelled, jobFiles.pid].map((name) => posix.join(workDir, name));
+  const markers = [jobFiles.exitCode, jobFiles.cancelled, jobFiles.pid, jobFiles.started].map((name) => posix.join(workDir, name));
   return `mkdir -p -- ${shellJoin(dirs)} && rm -f -- ${shellJoin(markers)}`;
 }
 
@@ -38,4 +38,27 @@ export function groupAliveScript(pgid: number): string {
 /** Signals every process of group `pgid`; a group already gone is no error. */
 export function signalGroupScript(pgid: number, signal: "TERM" | "KILL"): string {
   return `kill -s ${signal} -- -${pgid} 2>/dev/null; exit 0`;
+}
+
+/**
+ * Prints, one a line, the mtimes of the wrapper's start marker and exit code in seconds since the
+ * epoch (`-` for one that is missing), then the node's clock now: GNU stat and date give nanoseconds,
+ * others whole seconds.
+ */
+export function jobTimesScript(workDir: string): string {
+  return [
+    `cd ${shellQuote(workDir)} || exit 1`,
+    `for f in ${jobFiles.started} ${jobFiles.exitCode}; do if [ -e "$f" ]; then stat -c %.9Y "$f" 2>/dev/null || stat -c %Y "$f" || exit 1; else echo -; fi; done`,
+    "date +%s.%N",
+  ].join("\n");
+}
+
+/** What `jobTimesScript` printed, as times; `null` when the attempt left no start marker. */
+export function parseJobTimes(output: string): { startedAt: string; endedAt: string | null; now: string } | null {
+  const [started, ended, now] = output.trim().split("\n").map((line) => {
+    const seconds = /^[0-9]+(\.[0-9]+)?/.exec(line.trim())?.[0];
+    return seconds === undefined ? null : new Date(Number(seconds) * 1000).toISOString();
+  });
+  if (!started || !now) return null;
+  return { startedAt: started, endedAt: ended ?? null, now };
 }

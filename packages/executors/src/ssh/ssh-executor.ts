@@ -1,13 +1,15 @@
 import { posix } from "node:path";
 import { statusSchema, type Status } from "@evotrainer/contract";
 import { classifyEndedJob, LOG_TAIL_BYTES } from "../ended-job.ts";
-import type { Executor, JobHandle, JobObservation, LaunchSpec, RemoteFile } from "../executor.ts";
+import type { Executor, JobHandle, JobObservation, JobTimes, LaunchSpec, RemoteFile } from "../executor.ts";
+import type { WeightsPlace } from "../job-weights.ts";
 import { checkJobId, jobFiles } from "../job-dir.ts";
 import type { Backoff } from "./backoff.ts";
 import { jobEnv } from "./job-env.ts";
 import { NodeUnreachableError } from "./node-unreachable.ts";
-import { groupAliveScript, prepareScript, signalGroupScript, startScript } from "./remote-scripts.ts";
+import { groupAliveScript, jobTimesScript, parseJobTimes, prepareScript, signalGroupScript, startScript } from "./remote-scripts.ts";
 import { exists, listFiles, readRange, readTail, readText, writeFile } from "./sftp-files.ts";
+import { sftpWeightsFiles } from "./sftp-weights-files.ts";
 import { SshConnection, type Session } from "./ssh-connection.ts";
 import type { SshNode } from "./ssh-node.ts";
 
@@ -178,6 +180,19 @@ export class SshExecutor implements Executor {
   logTail(handle: JobHandle, maxBytes: number): Promise<string> {
     const path = posix.join(handle.workDir, jobFiles.log);
     return this.#connection.run(`read of ${path}`, (session) => readTail(session.sftp, path, maxBytes));
+  }
+
+  /** When the wrapper started and ended the attempt, by the node's clock, which also gives "now". */
+  async times(handle: JobHandle): Promise<JobTimes | null> {
+    const output = await this.#connection.run(`times of ${handle.workDir}`, (session) => this.#mustExec(session, jobTimesScript(handle.workDir), `read the job's times in ${handle.workDir}`));
+    return parseJobTimes(output);
+  }
+
+  /** Retention's reach into a job directory on this node; a directory outside its work root is refused. */
+  weightsPlace(workDir: string): WeightsPlace {
+    const jobDir = posix.normalize(workDir);
+    if (posix.dirname(jobDir) !== this.#workRoot) throw new Error(`${workDir} is not a job directory under ${this.#workRoot} on ${this.#connection.description}`);
+    return { files: sftpWeightsFiles((what, operation) => this.#connection.run(what, operation)), outputDir: posix.join(jobDir, "output") };
   }
 
   /** SIGTERM to the whole process group, SIGKILL after the grace period; returns once it is gone. */
