@@ -89,7 +89,7 @@ export async function bundle(app) {
   // (two test runs), never meets a half-written one.
   const dist = join(app, "dist");
   const fresh = `${dist}.${process.pid}`;
-  await build({
+  const result = await build({
     bundle: true,
     platform: "node",
     target: "node20.19",
@@ -97,6 +97,9 @@ export async function bundle(app) {
     sourcemap: "linked",
     sourcesContent: false,
     logLevel: "warning",
+    // EVO_BUNDLE_META=1 leaves dist/meta.json: which sources each chunk holds and what it imports, to
+    // see what a command loads at start (docs/install-cli.md, "How fast it starts").
+    metafile: Boolean(process.env.EVO_BUNDLE_META),
     entryPoints: { main: join(app, "src/main.ts"), "label-thread": labelThread },
     outdir: fresh,
     splitting: true,
@@ -120,6 +123,7 @@ export async function bundle(app) {
     rmSync(fresh, { recursive: true, force: true });
     throw error;
   });
+  if (result.metafile) writeFileSync(join(fresh, "meta.json"), JSON.stringify(result.metafile));
   const old = `${dist}.old.${process.pid}`;
   if (existsSync(dist)) renameSync(dist, old);
   try {
