@@ -43,6 +43,25 @@ const optionalNative = {
 };
 
 /**
+ * pg asks whether it runs in a Cloudflare Worker by constructing a `Response` when `navigator` is
+ * missing (Node 20), and that first touch of the fetch globals loads undici: a tenth of
+ * `evotrainer status`, in every program that connects to Postgres. A bundle runs on Node only, so
+ * the Node stream functions are chosen outright.
+ */
+const pgNodeStreams = {
+  name: "pg-node-streams",
+  setup(b) {
+    b.onLoad({ filter: /node_modules\/pg\/lib\/stream\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      const probe = "if (isCloudflareRuntime()) {";
+      // A pg release that changed this function should fail the build, not quietly load undici again.
+      if (!text.includes(probe)) throw new Error(`${args.path}: no "${probe}" to replace; update the pg-node-streams plugin`);
+      return { contents: text.replace(probe, "if (false) {"), loader: "js" };
+    });
+  },
+};
+
+/**
  * Prisma ships its query compiler as a 4.5 MB JavaScript string of base64, which every start parsed
  * (about a tenth of `evotrainer status`). The bundle keeps it as a binary file beside the chunks and
  * reads it when the client is first used; the client still receives the base64 it expects.
@@ -70,7 +89,7 @@ export async function bundle(app) {
   // (two test runs), never meets a half-written one.
   const dist = join(app, "dist");
   const fresh = `${dist}.${process.pid}`;
-  await build({
+  const result = await build({
     bundle: true,
     platform: "node",
     target: "node20.19",
@@ -78,6 +97,9 @@ export async function bundle(app) {
     sourcemap: "linked",
     sourcesContent: false,
     logLevel: "warning",
+    // EVO_BUNDLE_META=1 leaves dist/meta.json: which sources each chunk holds and what it imports, to
+    // see what a command loads at start (docs/install-cli.md, "How fast it starts").
+    metafile: Boolean(process.env.EVO_BUNDLE_META),
     entryPoints: { main: join(app, "src/main.ts"), "label-thread": labelThread },
     outdir: fresh,
     splitting: true,
@@ -96,11 +118,12 @@ export async function bundle(app) {
       ].join("\n"),
     },
     define: { EVO_BUNDLE_URL: "__evoBundleUrl" },
-    plugins: [sourceUrls, optionalNative, prismaWasmFile(fresh)],
+    plugins: [sourceUrls, optionalNative, pgNodeStreams, prismaWasmFile(fresh)],
   }).catch((error) => {
     rmSync(fresh, { recursive: true, force: true });
     throw error;
   });
+  if (result.metafile) writeFileSync(join(fresh, "meta.json"), JSON.stringify(result.metafile));
   const old = `${dist}.old.${process.pid}`;
   if (existsSync(dist)) renameSync(dist, old);
   try {

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KubernetesExecutor, kubernetesPoolSchema, volumeWeightsPlace, weightsIn, type JobHandle, type JobObservation, type KubernetesPoolInput, type LaunchSpec } from "@evotrainer/executors";
+import { kubernetesPoolSchema, volumeWeightsPlace, weightsIn, type JobHandle, type JobObservation, type KubernetesPoolInput, type LaunchSpec } from "@evotrainer/executors";
+import { KubernetesExecutor } from "@evotrainer/executors/kubernetes-executor";
 import { FakeKubeApi } from "../support/fake-kube-api.ts";
 
 const namespace = "training";

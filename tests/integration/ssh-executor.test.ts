@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, sym
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SshExecutor, weightsIn, type JobHandle, type JobObservation, type LaunchSpec, type SshExecutorOptions, type SshNode } from "@evotrainer/executors";
+import { weightsIn, type JobHandle, type JobObservation, type LaunchSpec, type SshExecutorOptions, type SshNode } from "@evotrainer/executors";
+import { SshExecutor } from "@evotrainer/executors/ssh-executor";
 import { startSshd, type Sshd } from "../support/sshd.ts";
 
 const ROLLOUTS = "output/rollouts/train/step_000001.jsonl";

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { databaseEnvSchema, loadEnv } from "@evotrainer/db";
+// Subpaths, not the package's index: every command reads its environment here, and a bundle chunk
+// holds each file its importers reach through an index, whether they use it or not.
+import { databaseEnvSchema, loadEnv } from "@evotrainer/db/env";
 import { redisEnvSchema } from "@evotrainer/queue";
 
 export const cliEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).extend({

@@ -47,7 +47,7 @@ try {
       process.exitCode = await (await import("./commands/calibrate.ts")).calibrateCommand(args);
       break;
     case "status":
-      process.exitCode = await (await import("./commands/report.ts")).reportCommand(args, true);
+      process.exitCode = await (await import("./commands/status.ts")).statusCommand(args);
       break;
     case "report":
       process.exitCode = await (await import("./commands/report.ts")).reportCommand(args, false);

@@ -1,4 +1,4 @@
-import type { RunReport } from "@evotrainer/db";
+import type { RunProgress, RunReport } from "@evotrainer/db";
 
 export function bar(used: number, total: number | null, width = 24): string {
   if (!total) return "";
@@ -7,7 +7,7 @@ export function bar(used: number, total: number | null, width = 24): string {
 }
 
 /** One status line of a run: round, branches by state, and the budget as a progress bar. */
-export function progressLine(report: RunReport): string {
+export function progressLine(report: RunProgress): string {
   const states = new Map<string, number>();
   for (const b of report.branches) states.set(b.status, (states.get(b.status) ?? 0) + 1);
   const counts = [...states].map(([s, n]) => `${n} ${s}`).join(", ");

@@ -1,5 +1,5 @@
 import { sshPrivateKeyOf, type Database } from "@evotrainer/db";
-import { kubernetesPoolSchema, localWeightsPlace, SshExecutor, volumeWeightsPlace, type WeightsJob, type WeightsPlace } from "@evotrainer/executors";
+import { kubernetesPoolSchema, localWeightsPlace, volumeWeightsPlace, type SshExecutor, type WeightsJob, type WeightsPlace } from "@evotrainer/executors";
 
 /**
  * Where `evotrainer gc` reaches a job's directory from the machine it runs on: this disk, a
@@ -23,8 +23,8 @@ export class WeightsPlaces {
     if (node.executor === "kubernetes") return volumeWeightsPlace(kubernetesPoolSchema.parse(node.pool), job.outputUri);
     let executor = this.ssh.get(nodeId);
     if (!executor) {
-      executor = sshPrivateKeyOf(node, this.env).then(
-        (privateKey) => new SshExecutor({ name: node.name, host: node.host ?? "", port: node.port, user: node.user ?? "", privateKey, workRoot: node.workRoot }),
+      executor = Promise.all([sshPrivateKeyOf(node, this.env), import("@evotrainer/executors/ssh-executor")]).then(
+        ([privateKey, { SshExecutor }]) => new SshExecutor({ name: node.name, host: node.host ?? "", port: node.port, user: node.user ?? "", privateKey, workRoot: node.workRoot }),
       );
       this.ssh.set(nodeId, executor);
     }

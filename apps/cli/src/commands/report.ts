@@ -2,7 +2,6 @@ import { buildRunReport, createDatabase, type RunReport } from "@evotrainer/db";
 import { loadCliEnv } from "../env.ts";
 import { progressLine, treeText } from "../progress.ts";
 import { remoteCredentials } from "../remote/credentials.ts";
-import { onServer } from "../remote/remote-api.ts";
 
 function print(report: RunReport, args: string[], brief: boolean): void {
   if (args.includes("--json")) console.log(JSON.stringify(report, null, 2));
@@ -14,6 +13,8 @@ export async function reportCommand(args: string[], brief: boolean): Promise<num
   const runId = args.find((a) => !a.startsWith("--"));
   const remote = remoteCredentials();
   if (remote) {
+    // The server's client (tRPC, superjson) is loaded only when there is a server to talk to.
+    const { onServer } = await import("../remote/remote-api.ts");
     print(await onServer(remote, (api) => api.run.report.query(runId ? { runId } : {})), args, brief);
     return 0;
   }

@@ -1,18 +1,18 @@
 import { join } from "node:path";
 import { sshPrivateKeyOf, type Database, type GpuNode } from "@evotrainer/db";
 import {
-  defaultKubeConfig,
-  KubernetesExecutor,
   kubernetesPoolSchema,
   LocalExecutor,
   localWeightsPlace,
-  SshExecutor,
   volumeWeightsPlace,
   type Executor,
+  type KubernetesExecutor,
   type KubernetesPool,
+  type SshExecutor,
   type WeightsJob,
   type WeightsPlace,
 } from "@evotrainer/executors";
+import type { defaultKubeConfig } from "@evotrainer/executors/kube-config";
 
 /** What the pool needs of a job row to find the executor that runs it. */
 export interface JobPlace {
@@ -88,12 +88,16 @@ export class ExecutorPool {
     return executor;
   }
 
+  // Each remote executor's code (ssh2, the Kubernetes client: most of the worker's) is loaded with the
+  // first job that runs there, so a worker that runs jobs on this machine only never parses it.
   private async create(node: GpuNode, pool: KubernetesPool | null): Promise<RemoteExecutor> {
     if (pool) {
-      this.kubeConfig ??= defaultKubeConfig();
+      const [kubeConfig, { KubernetesExecutor }] = await Promise.all([import("@evotrainer/executors/kube-config"), import("@evotrainer/executors/kubernetes-executor")]);
+      this.kubeConfig ??= kubeConfig.defaultKubeConfig();
       return new KubernetesExecutor(this.kubeConfig, pool, { log: this.log });
     }
     const privateKey = await sshPrivateKeyOf(node, this.env);
+    const { SshExecutor } = await import("@evotrainer/executors/ssh-executor");
     return new SshExecutor({ name: node.name, host: node.host ?? "", port: node.port, user: node.user ?? "", privateKey, workRoot: node.workRoot }, { log: this.log });
   }
 

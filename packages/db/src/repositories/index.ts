@@ -5,6 +5,7 @@ export { loadHarnessVersion, registerHarnessVersion } from "./harness-versions.t
 export { listGpuNodes, sshPrivateKeyOf, upsertGpuNode, upsertKubernetesPool, type GpuNodeInput, type GpuNodeSummary, type SshKeySource } from "./gpu-nodes.ts";
 export { json } from "./json.ts";
 export { buildRunReport, type RunReport } from "./run-report.ts";
+export { loadRunProgress, type RunProgress } from "./run-progress.ts";
 export { applyRunControl, cancellationOf, requestedStop, requestJobCancel } from "./run-control.ts";
 export { overridePolicyVeto, recordDecision, type DecisionActor, type DecisionRecord, type DecisionRequest, type VetoOverrideRecord } from "./decisions.ts";
 export {

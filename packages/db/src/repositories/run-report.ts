@@ -1,6 +1,7 @@
 import { llmSettingsSchema, runConfigSchema } from "@evotrainer/core";
 import type { Database } from "../client.ts";
 import { branchLabelRates } from "./label-rates.ts";
+import { budgetProgress, type RunProgress } from "./run-progress.ts";
 
 /** Tokens and estimated dollars of LLM proposer calls, summed from their `llm_call` events. */
 export interface LlmSpend {
@@ -10,16 +11,8 @@ export interface LlmSpend {
   dollars: number;
 }
 
-export interface RunReport {
-  runId: string;
-  name: string;
-  status: string;
-  round: number;
-  budget: {
-    /** used includes the controls' GPU time, which `controls` shows apart. */
-    gpuSeconds: { used: number; total: number | null; controls: number };
-    branches: { used: number; total: number | null };
-    rounds: { used: number; total: number | null };
+export interface RunReport extends RunProgress {
+  budget: RunProgress["budget"] & {
     /** The LLM proposer's dollar budget; total is null for a rule-based run. */
     llmDollars: { used: number; total: number | null };
   };
@@ -76,7 +69,6 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
       organization: { include: { skills: true } },
     },
   });
-  const budget = run.budget as { gpuSeconds?: number; branches?: number; rounds?: number };
   const branchIds = run.branches.map((b) => b.id);
   const rewards = await db.metricPoint.findMany({
     where: { branchId: { in: branchIds }, name: "train/reward_mean" },
@@ -96,16 +88,7 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
     name: run.name,
     status: run.status,
     round: run.round,
-    budget: {
-      gpuSeconds: {
-        used: run.gpuSecondsUsed,
-        total: budget.gpuSeconds ?? null,
-        controls: run.branches.filter((b) => b.kind === "control").reduce((s, b) => s + b.gpuSecondsUsed, 0),
-      },
-      branches: { used: run.branches.filter((b) => b.parentId !== null && b.kind === "candidate").length, total: budget.branches ?? null },
-      rounds: { used: run.round, total: budget.rounds ?? null },
-      llmDollars: { used: run.llmDollarsUsed, total: llmBudget },
-    },
+    budget: { ...budgetProgress(run), llmDollars: { used: run.llmDollarsUsed, total: llmBudget } },
     llm: { ...sumSpend([...spend.values()]), fallbacks },
     bestBranchId: run.bestBranchId,
     branches: run.branches.map((b) => {

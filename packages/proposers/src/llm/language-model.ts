@@ -1,14 +1,14 @@
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
 import type { LlmSettings } from "./llm-settings.ts";
 
-/** The model a run's settings name, on the endpoint they name. */
-export function languageModel(settings: LlmSettings): LanguageModel {
+/** The model a run's settings name, on the endpoint they name; its provider's SDK is loaded on first use. */
+export async function languageModel(settings: LlmSettings): Promise<LanguageModel> {
   if (settings.provider === "anthropic") {
+    const { createAnthropic } = await import("@ai-sdk/anthropic");
     // Passed explicitly so that the SDK never falls back to ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL.
     return createAnthropic({ apiKey: settings.apiKey, baseURL: settings.baseUrl ?? "https://api.anthropic.com/v1" })(settings.model);
   }
+  const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
   return createOpenAICompatible({
     name: "evotrainer",
     baseURL: settings.baseUrl!,

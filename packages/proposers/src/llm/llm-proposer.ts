@@ -1,4 +1,4 @@
-import { generateObject, NoObjectGeneratedError, type LanguageModel } from "ai";
+import type { LanguageModel } from "ai";
 import type { Detector, Intervention, LockedEvaluation, Proposer, ProposerInput } from "@evotrainer/core";
 import { checkOutput } from "./check-output.ts";
 import { buildEvidence } from "./evidence.ts";
@@ -43,12 +43,11 @@ type Message = LlmCall["request"]["messages"][number];
  */
 export class LlmProposer implements Proposer {
   readonly name = "llm";
-  private readonly model: LanguageModel;
+  private model: Promise<LanguageModel> | undefined;
   private readonly prompt: PromptFile;
   private spent: number;
 
   constructor(private readonly options: LlmProposerOptions) {
-    this.model = languageModel(options.settings);
     this.prompt = options.prompt ?? promptFile("propose.v1");
     this.spent = options.spentDollars;
   }
@@ -87,11 +86,14 @@ export class LlmProposer implements Proposer {
     if (this.spent >= settings.budgetDollars) {
       throw new LlmProposalError("budget", `the run's LLM budget is spent ($${this.spent.toFixed(4)} of $${settings.budgetDollars})`);
     }
+    // The AI SDK and its providers (a tenth of the worker's code) load with the first call, not with
+    // every worker, and before the clock starts: loading is not the model's time.
+    const [{ generateObject, NoObjectGeneratedError }, model] = await Promise.all([import("ai"), (this.model ??= languageModel(settings))]);
     const started = Date.now();
     const signal = AbortSignal.timeout(settings.timeoutMs);
     try {
       const result = await generateObject({
-        model: this.model,
+        model,
         schema: proposalOutputSchema,
         schemaName: "proposal",
         system: this.prompt.text,
