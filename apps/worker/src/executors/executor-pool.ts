@@ -50,6 +50,11 @@ export class ExecutorPool {
     };
   }
 
+  /** The executor of an SSH node or a Kubernetes pool, by its row. */
+  onNode(node: GpuNode): Promise<Executor> {
+    return this.remoteExecutor(node, node.executor === "kubernetes" ? kubernetesPoolSchema.parse(node.pool) : null);
+  }
+
   private remoteExecutor(node: GpuNode, pool: KubernetesPool | null): Promise<RemoteExecutor> {
     const version = node.updatedAt.getTime();
     const cached = this.remote.get(node.id);
