@@ -7,8 +7,8 @@ import { uncheckedTrainerArgsWarning, type TrainerArgsAnswer } from "@evotrainer
 const LOCAL_TIMEOUT_SECONDS = 300;
 
 /** The error that refuses a run: the file, then one line per field. */
-function refusal(file: string, problems: readonly string[]): Error {
-  return new Error(`${file}: invalid run config:\n${problems.map((line) => `  - ${line}`).join("\n")}`);
+function refusal(file: string, problems: readonly string[], where = ""): Error {
+  return new Error(`${file}: invalid run config${where ? ` (trainer arguments checked on ${where})` : ""}:\n${problems.map((line) => `  - ${line}`).join("\n")}`);
 }
 
 /**
@@ -17,8 +17,8 @@ function refusal(file: string, problems: readonly string[]): Error {
  * `recipe.passthrough.verl` against its Hydra config, both asked of `trainer.python` where the run's
  * jobs run. A local run is checked here, on this machine; a run on SSH nodes or Kubernetes is checked
  * by a worker (`ask`), which holds the nodes' keys and the cluster's credentials, on a node of the run
- * or in a pod of its pool. When no worker answers in time the run is created with a warning (returned),
- * and its first job checks the arguments when it starts.
+ * or in a pod of its pool. Returns what to tell the person: where the arguments were checked, or,
+ * when no worker answered in time, a warning that the run's first job checks them when it starts.
  */
 export async function checkTrainerArgs(file: string, config: RunConfig, ask: () => Promise<TrainerArgsAnswer>): Promise<string | null> {
   if (!trainerArgFields(config)) return null;
@@ -30,6 +30,6 @@ export async function checkTrainerArgs(file: string, config: RunConfig, ask: () 
     return null;
   }
   const answer = await ask();
-  if (answer.verdict === "refused") throw refusal(file, answer.problems);
-  return answer.verdict === "unchecked" ? uncheckedTrainerArgsWarning(answer.reason) : null;
+  if (answer.verdict === "refused") throw refusal(file, answer.problems, answer.where);
+  return answer.verdict === "unchecked" ? uncheckedTrainerArgsWarning(answer.reason) : `trainer arguments checked by trainer.python on ${answer.where}`;
 }

@@ -38,30 +38,24 @@ export async function askWorkers<Q extends QueueName>(producer: Producer, queue:
       if (jobId === id) taken();
     });
     const job = await producer.queue(queue).add(queue, data, { jobId: id, attempts: 1, removeOnComplete: { age: 3_600 }, removeOnFail: { age: 3_600 } });
-    const finished = job.waitUntilFinished(events, waits.pickupMs + waits.answerMs).then(
-      (value: unknown) => ({ answered: true as const, value }),
-      (error: Error) => ({ answered: false as const, reason: error.message }),
-    );
+    // A worker marks the job active before it can finish it, and the events were read before it was added.
     let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<"unpicked">((resolve) => {
+    const unpicked = new Promise<"unpicked">((resolve) => {
       timer = setTimeout(() => resolve("unpicked"), waits.pickupMs);
     });
-    const first = await Promise.race([pickedUp.then(() => "taken" as const), finished, waited]);
+    const first = await Promise.race([pickedUp.then(() => "taken" as const), unpicked]);
     clearTimeout(timer);
-    if (first === "unpicked") {
-      // Withdrawn unless a worker took it meanwhile (a taken job is locked and cannot be removed).
-      const withdrawn = await job.remove().then(() => true, () => false);
-      if (withdrawn) return { answered: false, reason: `no worker took the question within ${inSeconds(waits.pickupMs)} (is a worker running with EVO_QUEUE_PREFIX=${producer.prefix}? \`npm start -w @evotrainer/worker\` starts one)` };
-    } else if (first !== "taken") {
-      return first;
+    // Withdrawn unless a worker took it meanwhile (a taken job is locked and cannot be removed).
+    if (first === "unpicked" && (await job.remove().then(() => true, () => false))) {
+      return { answered: false, reason: `no worker took the question within ${inSeconds(waits.pickupMs)} (is a worker running with EVO_QUEUE_PREFIX=${producer.prefix}? \`npm start -w @evotrainer/worker\` starts one)` };
     }
-    let answerTimer: NodeJS.Timeout | undefined;
-    const late = new Promise<WorkerReply>((resolve) => {
-      answerTimer = setTimeout(() => resolve({ answered: false, reason: `the worker did not answer within ${inSeconds(waits.answerMs)}` }), waits.answerMs);
-    });
-    const reply = await Promise.race([finished, late]);
-    clearTimeout(answerTimer);
-    return reply;
+    return await job.waitUntilFinished(events, waits.answerMs).then(
+      (value: unknown) => ({ answered: true as const, value }),
+      (error: Error) => ({
+        answered: false as const,
+        reason: /timed out/.test(error.message) ? `the worker did not answer within ${inSeconds(waits.answerMs)}` : `the worker failed: ${error.message}`,
+      }),
+    );
   } catch (error) {
     return { answered: false, reason: `Redis: ${error instanceof Error ? error.message : String(error)}` };
   } finally {

@@ -27,8 +27,8 @@ export async function runCommand(args: string[]): Promise<number> {
     await connection.connect();
     // Before the run's rows: a key the trainer would refuse at its first step refuses the run now.
     const waits = { ...TRAINER_ARGS_WAITS, pickupMs: env.EVO_TRAINER_CHECK_PICKUP_S * 1_000 };
-    const warning = await checkTrainerArgs(file, config, () => askTrainerArgs(producer, config, waits));
-    if (warning) console.error(`evotrainer: ${file}: ${warning}`);
+    const checked = await checkTrainerArgs(file, config, () => askTrainerArgs(producer, config, waits));
+    if (checked) console.error(`evotrainer: ${file}: ${checked}`);
     const { runId, baseBranchId } = await createRun(db, config, { organizationId: await localOrganization(db) }, { configPath: resolve(file) });
     await producer.enqueue(QueueName.Dispatch, { runId, branchId: baseBranchId });
     if (!json) console.error(`evotrainer: run ${runId} created from ${file}; its base branch is queued`);
