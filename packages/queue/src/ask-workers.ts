@@ -12,7 +12,23 @@ export interface AskWaits {
 
 export type WorkerReply = { answered: true; value: unknown } | { answered: false; reason: string };
 
+// How often a question's job is looked at while no worker has taken it.
+const PICKUP_POLL_MS = 250;
+
 const inSeconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+
+/** `promise`'s value, or `late` once `ms` have passed; the timer is cleared either way, so no process is held open by it. */
+async function within<T, L>(promise: Promise<T>, ms: number, late: L): Promise<T | L> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<L>((resolve) => {
+    timer = setTimeout(() => resolve(late), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Asks the workers a question only they can answer (they hold the executors' credentials) as one
@@ -22,6 +38,14 @@ const inSeconds = (ms: number) => `${Math.round(ms / 1000)} s`;
  */
 export async function askWorkers<Q extends QueueName>(producer: Producer, queue: Q, payload: Payload<Q>, waits: AskWaits): Promise<WorkerReply> {
   const data = payloadSchemas[queue].parse(payload);
+  // Redis first, over the producer's fail-fast connection: a QueueEvents on a server that is away
+  // retries for ever, and cannot even be closed.
+  try {
+    if (producer.connection.status === "wait") await producer.connection.connect();
+    if ((await within(producer.connection.ping(), waits.pickupMs, "late" as const)) === "late") throw new Error(`no answer within ${inSeconds(waits.pickupMs)}`);
+  } catch (error) {
+    return { answered: false, reason: `Redis is unreachable (${error instanceof Error ? error.message : String(error)})` };
+  }
   // Blocking reads need a connection of their own that retries; the producer's fails fast.
   const connection = producer.connection.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true, lazyConnect: false });
   connection.on("error", () => {});
@@ -38,15 +62,16 @@ export async function askWorkers<Q extends QueueName>(producer: Producer, queue:
       if (jobId === id) taken();
     });
     const job = await producer.queue(queue).add(queue, data, { jobId: id, attempts: 1, removeOnComplete: { age: 3_600 }, removeOnFail: { age: 3_600 } });
-    // A worker marks the job active before it can finish it, and the events were read before it was added.
-    let timer: NodeJS.Timeout | undefined;
-    const unpicked = new Promise<"unpicked">((resolve) => {
-      timer = setTimeout(() => resolve("unpicked"), waits.pickupMs);
-    });
-    const first = await Promise.race([pickedUp.then(() => "taken" as const), unpicked]);
-    clearTimeout(timer);
+    // Taken: active or already finished. The "active" event says so at once, but QueueEvents may
+    // start reading just after the job was added, so the job's state is looked at too.
+    const deadline = Date.now() + waits.pickupMs;
+    let waiting = true;
+    while (waiting && Date.now() < deadline) {
+      waiting = ["waiting", "prioritized", "delayed", "waiting-children"].includes(await job.getState());
+      if (waiting) await within(pickedUp, Math.min(PICKUP_POLL_MS, Math.max(0, deadline - Date.now())), null);
+    }
     // Withdrawn unless a worker took it meanwhile (a taken job is locked and cannot be removed).
-    if (first === "unpicked" && (await job.remove().then(() => true, () => false))) {
+    if (waiting && (await job.remove().then(() => true, () => false))) {
       return { answered: false, reason: `no worker took the question within ${inSeconds(waits.pickupMs)} (is a worker running with EVO_QUEUE_PREFIX=${producer.prefix}? \`npm start -w @evotrainer/worker\` starts one)` };
     }
     return await job.waitUntilFinished(events, waits.answerMs).then(
