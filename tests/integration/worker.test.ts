@@ -50,7 +50,7 @@ describe("the worker process", () => {
     const app = await startWorkerApp(env, (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }), (line) => logs.push(line));
     try {
       expect(await completed).toMatchObject({ activeRuns: 1, enqueued: 0 });
-      expect(app.registry.queues).toEqual([QueueName.Propose, QueueName.Dispatch, QueueName.Monitor, QueueName.Verdict, QueueName.Decide, QueueName.Control, QueueName.Reconcile, QueueName.Notify, QueueName.Search]);
+      expect(app.registry.queues).toEqual([QueueName.Propose, QueueName.Dispatch, QueueName.Monitor, QueueName.Verdict, QueueName.Decide, QueueName.Control, QueueName.Reconcile, QueueName.Notify, QueueName.Search, QueueName.TrainerArgs]);
     } finally {
       await app.shutdown();
       await events.close();

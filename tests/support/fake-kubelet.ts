@@ -17,7 +17,8 @@ const endedStatus = (exitCode: number, reason: string) => [
  * its pod's container command as a local process (the test mounts the artifacts volume at the same
  * path on both sides), and the Job's and pod's statuses follow the process as Kubernetes reports
  * them. `preempt` names Jobs whose first pod is evicted (SIGTERM, DisruptionTarget) once `when`
- * says so, after which a replacement pod runs the command again.
+ * says so, after which a replacement pod runs the command again. `runs` picks the Jobs it runs at
+ * all; the others stay without pods, as on a cluster with no room for them.
  */
 export class FakeKubelet {
   private readonly seen = new Set<string>();
@@ -29,6 +30,7 @@ export class FakeKubelet {
     private readonly api: FakeKubeApi,
     private readonly namespace: string,
     private readonly preempt: { job: (name: string) => boolean; when: () => Promise<boolean> } | null = null,
+    private readonly runs: (name: string) => boolean = () => true,
   ) {
     this.timer = setInterval(() => this.schedule(), 100);
   }
@@ -39,7 +41,7 @@ export class FakeKubelet {
       const name = manifest.metadata.name;
       if (this.seen.has(name) || !this.api.job(this.namespace, name)) continue;
       this.seen.add(name);
-      void this.run(name, manifest);
+      if (this.runs(name)) void this.run(name, manifest);
     }
   }
 

@@ -10,6 +10,9 @@ export const cliEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).exten
   BETTER_AUTH_URL: z.url().optional(),
   // Who the CLI acts as for decisions; without it, the installation's local admin.
   EVO_API_KEY: z.string().min(1).optional(),
+  // How long `evotrainer run` waits for a worker to take the check of a remote run's trainer
+  // arguments before it creates the run unchecked, with a warning.
+  EVO_TRAINER_CHECK_PICKUP_S: z.coerce.number().min(1).max(600).default(15),
 });
 
 export type CliEnv = z.infer<typeof cliEnvSchema>;

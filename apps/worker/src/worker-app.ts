@@ -5,6 +5,7 @@ import { createDatabase, masterKeyOrLocal, webhookAllowList } from "@evotrainer/
 import { LabelerPool } from "@evotrainer/db/ingest";
 import { createProducerConnection, createWorkerConnection, payloadSchemas, Producer, QueueName, type Payload } from "@evotrainer/queue";
 import type { WorkerEnv } from "./env.ts";
+import { answerTrainerArgs } from "./checks/answer-trainer-args.ts";
 import { ExecutorPool } from "./executors/executor-pool.ts";
 import { failpoints } from "./failpoints.ts";
 import { decide } from "./loop/decide.ts";
@@ -94,6 +95,8 @@ export async function startWorkerApp(
   registry.register(QueueName.Notify, at(QueueName.Notify, (payload) => deliver(notifyDeps, payload)), concurrency);
   // One at a time: indexing is CPU work that would otherwise compete with ingest on a small machine.
   registry.register(QueueName.Search, at(QueueName.Search, (payload) => indexSearch(db, payload)), 1);
+  // A person waits on each answer (a run being created), so these never queue behind loop steps.
+  registry.register(QueueName.TrainerArgs, at(QueueName.TrainerArgs, (payload) => answerTrainerArgs(deps, payload)), concurrency);
   const reconcileQueue = producer.queue(QueueName.Reconcile);
   const ensureSweep = async () => {
     if (await reconcileQueue.getJobScheduler(RECONCILE_SCHEDULER)) return;

@@ -8,4 +8,5 @@ export * from "./verl/index.ts";
 export * from "./trl/index.ts";
 export * from "./agents/index.ts";
 export { dryRender, componentCandidates } from "./dry-render.ts";
-export { unknownTrainerArgs, TrainerPythonError, type UnknownTrainerArg } from "./trainer-args/unknown-trainer-args.ts";
+export { unknownTrainerArgs, TrainerPythonError, type RunProbe, type UnknownTrainerArg } from "./trainer-args/unknown-trainer-args.ts";
+export { refusedTrainerArgs } from "./trainer-args/refused-trainer-args.ts";

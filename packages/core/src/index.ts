@@ -95,6 +95,7 @@ export { calibrationSummary, type CalibrationSummary } from "./calibration/calib
 export type { Proposer, ProposerInput, LineageEntry } from "./proposer.ts";
 
 export { runConfigSchema, lockedEvaluationOf, runConfigOf, type RunConfig, type RunConfigInput } from "./run-config.ts";
+export { trainerArgFields, unknownTrainerArgLine, type TrainerArgFields } from "./trainer-arg-fields.ts";
 export { llmSettingsSchema, llmProviderSchema, type LlmSettings, type LlmProvider } from "./llm-settings.ts";
 export { planRound, type PlanRoundInput, type PlannedIntervention } from "./loop/plan-round.ts";
 export { placeJob, placementCanWait, type SchedulableNode, type GpuAllocation, type PlacementRequest, type Placement } from "./scheduling/place-job.ts";

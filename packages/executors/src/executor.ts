@@ -54,6 +54,30 @@ export type JobObservation =
   | { state: "failed"; exitCode: number | null; failureClass: ExecutorFailureClass; retriable: boolean; message: string };
 
 /**
+ * One short command run where a run's jobs would run, before the run exists: in a fresh directory
+ * holding `files`, with `stdin` on its standard input. A run's trainer arguments are checked so, by
+ * the run's own interpreter on its node, in its image.
+ */
+export interface ProbeSpec {
+  /** Names the probe's directory (and, on Kubernetes, its Job): lowercase letters, digits and dashes. */
+  id: string;
+  command: string[];
+  stdin: string;
+  files: Record<string, string>;
+  /** How long it may take from start to answer (on Kubernetes a pod's scheduling and image pull included). */
+  timeoutSeconds: number;
+}
+
+/** What a probe's command answered. Exit 127 and 126 are the shell's: the command was not found, or not runnable. */
+export interface ProbeResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** Where it ran, in words for messages: "this machine", an SSH node, a Kubernetes pool. */
+  where: string;
+}
+
+/**
  * Decides where a job runs and moves its files; orthogonal to the trainer adapter, so any
  * adapter runs on any executor (local, ssh, kubernetes).
  */
@@ -74,4 +98,6 @@ export interface Executor {
   cancel(handle: JobHandle): Promise<void>;
   /** The attempt's own start and end; `null` when they cannot be known (no record of its start). */
   times(handle: JobHandle): Promise<JobTimes | null>;
+  /** Runs a probe where this executor's jobs run and returns its answer; throws when it cannot get one in time. */
+  probe(spec: ProbeSpec): Promise<ProbeResult>;
 }

@@ -4,6 +4,7 @@
 // this index, so re-exporting them here would load them at every start.
 export type * from "./executor.ts";
 export { LocalExecutor } from "./local/local-executor.ts";
+export { probeHere } from "./local/local-probe.ts";
 export { listFiles, readRange, readTail } from "./local/read-range.ts";
 export { computeConfigSchema, sshNodeConfigSchema, type ComputeConfig, type SshNodeConfig } from "./compute-config.ts";
 export { classifyEndedJob } from "./ended-job.ts";

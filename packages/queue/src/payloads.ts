@@ -6,7 +6,11 @@ const runStep = z.strictObject({ runId: id, round: z.number().int().nonnegative(
 const branchStep = z.strictObject({ runId: id, branchId: id });
 const jobStep = z.strictObject({ runId: id, branchId: id, jobId: id });
 
-/** The payload each queue carries: ids only. The rows they point at in Postgres are the truth. */
+/**
+ * The payload each queue carries: ids only, the rows they point at in Postgres being the truth; but
+ * a trainer-args question comes before its run has a row, so it carries the run's config (checked
+ * by the worker against the run config schema).
+ */
 export const payloadSchemas = {
   [QueueName.Propose]: runStep,
   [QueueName.Dispatch]: branchStep,
@@ -18,6 +22,7 @@ export const payloadSchemas = {
   [QueueName.Control]: z.strictObject({ runId: id, jobId: id.optional() }),
   [QueueName.Notify]: z.strictObject({ deliveryId: id, attempt: z.number().int().min(1).max(100) }),
   [QueueName.Search]: z.strictObject({ branchId: id }),
+  [QueueName.TrainerArgs]: z.strictObject({ config: z.record(z.string(), z.unknown()) }),
 } satisfies Record<QueueName, z.ZodType>;
 
 export type Payload<Q extends QueueName> = z.infer<(typeof payloadSchemas)[Q]>;

@@ -16,8 +16,8 @@ export class Producer {
   private readonly queues = new Map<QueueName, Queue>();
 
   constructor(
-    private readonly connection: Redis,
-    private readonly prefix: string,
+    readonly connection: Redis,
+    readonly prefix: string,
   ) {}
 
   queue(name: QueueName): Queue {

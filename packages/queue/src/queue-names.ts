@@ -16,6 +16,9 @@ export const QueueName = {
   Notify: "notify",
   // A branch's rollouts into the explorer's search index, after ingest committed them.
   Search: "search",
+  // A question before a run exists: do the run's trainer arguments hold where its jobs would run?
+  // Asked by the CLI and the API, answered by a worker, which holds the executors' credentials.
+  TrainerArgs: "trainer-args",
 } as const;
 
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];

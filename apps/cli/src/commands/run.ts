@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { RunConfig } from "@evotrainer/core";
 import { buildRunReport, createDatabase, createRun } from "@evotrainer/db";
-import { createProducerConnection, Producer, QueueName } from "@evotrainer/queue";
+import { askTrainerArgs, createProducerConnection, Producer, QueueName, TRAINER_ARGS_WAITS, uncheckedTrainerArgsWarning } from "@evotrainer/queue";
 import { loadCliEnv } from "../env.ts";
 import { localOrganization } from "../local-organization.ts";
 import { progressLine } from "../progress.ts";
@@ -19,14 +19,16 @@ export async function runCommand(args: string[]): Promise<number> {
   const config = readRunConfig(file);
   const remote = remoteCredentials();
   if (remote) return remoteRun(remote, file, config, args);
-  // Before the database: a key the trainer would refuse at its first step refuses the run now.
-  await checkTrainerArgs(file, config);
   const env = loadCliEnv();
   const db = createDatabase(env.DATABASE_URL);
   const connection = createProducerConnection(env.REDIS_URL);
   const producer = new Producer(connection, env.EVO_QUEUE_PREFIX);
   try {
     await connection.connect();
+    // Before the run's rows: a key the trainer would refuse at its first step refuses the run now.
+    const waits = { ...TRAINER_ARGS_WAITS, pickupMs: env.EVO_TRAINER_CHECK_PICKUP_S * 1_000 };
+    const checked = await checkTrainerArgs(file, config, () => askTrainerArgs(producer, config, waits));
+    if (checked) console.error(`evotrainer: ${file}: ${checked}`);
     const { runId, baseBranchId } = await createRun(db, config, { organizationId: await localOrganization(db) }, { configPath: resolve(file) });
     await producer.enqueue(QueueName.Dispatch, { runId, branchId: baseBranchId });
     if (!json) console.error(`evotrainer: run ${runId} created from ${file}; its base branch is queued`);
@@ -51,7 +53,10 @@ export async function runCommand(args: string[]): Promise<number> {
 async function remoteRun(remote: Credentials, file: string, config: RunConfig, args: string[]): Promise<number> {
   const json = args.includes("--json");
   const orgAt = args.indexOf("--org");
-  const { runId } = await onServer(remote, (api) => api.run.create.mutate({ config, ...(orgAt >= 0 ? { organizationId: args[orgAt + 1] } : {}) }));
+  const { runId, trainerArgs } = await onServer(remote, (api) => api.run.create.mutate({ config, ...(orgAt >= 0 ? { organizationId: args[orgAt + 1] } : {}) })).catch((error: Error) => {
+    throw new Error(`${file}: ${error.message}`);
+  });
+  if (trainerArgs?.verdict === "unchecked") console.error(`evotrainer: ${file}: ${uncheckedTrainerArgsWarning(trainerArgs.reason)}`);
   if (!json) console.error(`evotrainer: run ${runId} created on ${remote.server} from ${file}; its base branch is queued`);
   if (!args.includes("--wait")) {
     if (json) console.log(JSON.stringify({ runId }));

@@ -76,6 +76,11 @@ export class ExecutorPool {
     return ((await this.remoteExecutor(node, null)) as SshExecutor).weightsPlace(job.outputUri);
   }
 
+  /** The executor of an SSH node or a Kubernetes pool, by its row. */
+  onNode(node: GpuNode): Promise<Executor> {
+    return this.remoteExecutor(node, node.executor === "kubernetes" ? kubernetesPoolSchema.parse(node.pool) : null);
+  }
+
   private remoteExecutor(node: GpuNode, pool: KubernetesPool | null): Promise<RemoteExecutor> {
     const version = node.updatedAt.getTime();
     const cached = this.remote.get(node.id);

@@ -1,8 +1,8 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { runConfigSchema, type RunConfig } from "@evotrainer/core";
+import { runConfigSchema, trainerArgFields, type RunConfig } from "@evotrainer/core";
 import { buildRunReport, createRun } from "@evotrainer/db";
-import { QueueName } from "@evotrainer/queue";
+import { askTrainerArgs, QueueName } from "@evotrainer/queue";
 import { sealedReleased } from "../auth/sealed-split.ts";
 import { decidingOrganization } from "../auth/deciding-organization.ts";
 import { accessRun, protectedProcedure, userProcedure } from "../trpc.ts";
@@ -27,10 +27,20 @@ export const runRemoteRouter = {
     return report;
   }),
 
-  /** Starts a run from a config (the YAML's content): approver or admin of the organization it lands in. */
+  /**
+   * Starts a run from a config (the YAML's content): approver or admin of the organization it lands
+   * in. Its trainer arguments are first checked by a worker where its jobs would run (this server
+   * has neither the nodes' keys nor the cluster's credentials): a key the trainer does not take
+   * refuses the run, naming its field; with no answer in time the run is created, and `trainerArgs`
+   * says why it went unchecked.
+   */
   create: userProcedure.input(z.object({ config: z.unknown(), organizationId: z.string().min(1).optional() })).mutation(async ({ ctx, input }) => {
     const config = parsedRunConfig(input.config);
     const organizationId = await decidingOrganization(ctx, input.organizationId);
+    const trainerArgs = trainerArgFields(config) ? await askTrainerArgs(ctx.producer(), config) : null;
+    if (trainerArgs?.verdict === "refused") {
+      throw new TRPCError({ code: "BAD_REQUEST", message: `invalid run config:\n${trainerArgs.problems.map((line) => `  - ${line}`).join("\n")}` });
+    }
     const { runId, baseBranchId } = await createRun(ctx.db, config, { organizationId });
     // After commit: the reconciler dispatches a queued base branch if Redis is away.
     const enqueued = await ctx
@@ -38,7 +48,7 @@ export const runRemoteRouter = {
       .enqueue(QueueName.Dispatch, { runId, branchId: baseBranchId })
       .then(() => true)
       .catch(() => false);
-    return { runId, baseBranchId, enqueued };
+    return { runId, baseBranchId, enqueued, trainerArgs };
   }),
 } satisfies TRPCRouterRecord;
 

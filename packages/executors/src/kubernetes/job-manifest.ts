@@ -12,7 +12,7 @@ export const attemptLabel = "evotrainer.io/attempt";
 /** The label the Job controller puts on its pods. */
 export const jobNameLabel = "job-name";
 export const trainerContainer = "trainer";
-const artifactsVolume = "artifacts";
+export const artifactsVolume = "artifacts";
 
 const { log, exitCode } = jobFiles;
 

@@ -2,11 +2,13 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, posix, resolve } from "node:path";
 import { readStatus } from "@evotrainer/contract";
 import { ApiException, BatchV1Api, CoreV1Api, makeInformer, type Informer, type KubeConfig, type ObjectCache, type V1Job, type V1Pod } from "@kubernetes/client-node";
-import type { Executor, JobHandle, JobObservation, JobTimes, LaunchSpec, RemoteFile } from "../executor.ts";
+import type { Executor, JobHandle, JobObservation, JobTimes, LaunchSpec, ProbeResult, ProbeSpec, RemoteFile } from "../executor.ts";
 import { listFiles, readRange, readTail } from "../local/read-range.ts";
+import { checkProbe, probeFiles, probeTimedOut } from "../probe-dir.ts";
 import { jobFiles } from "./job-files.ts";
 import { jobManifest, jobNameFor, jobNameLabel, managedBySelector, trainerContainer } from "./job-manifest.ts";
 import { classifyFailedJob, jobOutcome, newestFirst, trainerTimes } from "./job-observation.ts";
+import { probeJobName, probeManifest } from "./probe-manifest.ts";
 import { kubernetesPoolSchema, type KubernetesPool, type KubernetesPoolInput } from "./kubernetes-pool.ts";
 
 // A job id becomes a label value and part of a Job name: letters, digits, `_` and `-`, at most 63.
@@ -19,6 +21,11 @@ function lastBytes(text: string, maxBytes: number): string {
   const bytes = Buffer.from(text);
   return bytes.length <= maxBytes ? text : bytes.subarray(bytes.length - maxBytes).toString("utf8");
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// How often a probe's Job is read while it runs: it is a person's wait, not a GPU job's.
+const PROBE_POLL_MS = 500;
 
 /**
  * Runs each attempt of a job as a batch/v1 Job on a Kubernetes pool. A job's directory lives on a
@@ -256,5 +263,56 @@ export class KubernetesExecutor implements Executor {
     } catch (error) {
       if (!isApiError(error, 404)) throw error;
     }
+  }
+
+  /**
+   * Runs a probe as a one-pod Job on the pool, with the pool's image: its files and its answer live
+   * in `.probes/<id>` on the artifacts volume. The Job is read until it ends or the probe's time is
+   * up, then deleted with its pod, and the directory removed.
+   */
+  async probe(spec: ProbeSpec): Promise<ProbeResult> {
+    checkProbe(spec);
+    const where = `Kubernetes pool "${this.pool.name}" (image ${this.pool.image})`;
+    const localDir = join(this.pool.artifacts.localPath, ".probes", spec.id);
+    const name = probeJobName(spec);
+    const { namespace } = this.pool;
+    await mkdir(localDir, { recursive: true });
+    try {
+      for (const [file, content] of Object.entries({ ...spec.files, [probeFiles.stdin]: spec.stdin })) await writeFile(join(localDir, file), content);
+      await this.batch.createNamespacedJob({ namespace, body: probeManifest(this.pool, spec, posix.join(this.pool.artifacts.mountPath, ".probes", spec.id)) });
+      try {
+        const deadline = Date.now() + spec.timeoutSeconds * 1_000;
+        let outcome: "succeeded" | "failed" | null = null;
+        while (outcome === null && Date.now() < deadline) {
+          await sleep(PROBE_POLL_MS);
+          outcome = jobOutcome(await this.batch.readNamespacedJob({ name, namespace }));
+        }
+        const read = (file: string) => readFile(join(localDir, file), "utf8").catch(() => null);
+        const code = await read(probeFiles.exitCode);
+        if (code === null) {
+          const detail = await this.probeWaitReason(name);
+          if (outcome === null) throw probeTimedOut(where, spec, detail);
+          throw new Error(`${where}: the check's Job ${name} failed before its command answered${detail ? ` (${detail})` : ""}`);
+        }
+        return { exitCode: Number(code.trim()), stdout: (await read(probeFiles.stdout)) ?? "", stderr: (await read(probeFiles.stderr)) ?? "", where };
+      } finally {
+        await this.batch.deleteNamespacedJob({ name, namespace, propagationPolicy: "Background" }).catch((error: unknown) => {
+          if (!isApiError(error, 404)) this.log(`kubernetes: could not delete the check's Job ${name}: ${error instanceof Error ? error.message : String(error)}`);
+        });
+      }
+    } finally {
+      await rm(localDir, { recursive: true, force: true });
+    }
+  }
+
+  /** Why a probe's pod has not answered, as its status says (ErrImagePull, Unschedulable…); "" when it says nothing. */
+  private async probeWaitReason(jobName: string): Promise<string> {
+    const pod = newestFirst(await this.podsOf(jobName).catch(() => []))[0];
+    if (!pod) return "no pod was created";
+    const waiting = pod.status?.containerStatuses?.find((status) => status.name === trainerContainer)?.state?.waiting;
+    if (waiting?.reason) return `pod ${pod.metadata?.name}: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ""}`;
+    const unscheduled = pod.status?.conditions?.find((condition) => condition.type === "PodScheduled" && condition.status === "False");
+    if (unscheduled) return `pod ${pod.metadata?.name} not scheduled: ${unscheduled.message ?? unscheduled.reason ?? ""}`;
+    return `pod ${pod.metadata?.name} is ${pod.status?.phase ?? "pending"}`;
   }
 }

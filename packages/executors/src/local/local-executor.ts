@@ -4,8 +4,9 @@ import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { readStatus } from "@evotrainer/contract";
 import { classifyEndedJob, LOG_TAIL_BYTES } from "../ended-job.ts";
-import type { Executor, JobHandle, JobObservation, JobTimes, LaunchSpec, RemoteFile } from "../executor.ts";
+import type { Executor, JobHandle, JobObservation, JobTimes, LaunchSpec, ProbeResult, ProbeSpec, RemoteFile } from "../executor.ts";
 import { checkJobId, jobFiles, WRAPPER } from "../job-dir.ts";
+import { probeHere } from "./local-probe.ts";
 import { listFiles, readRange, readTail } from "./read-range.ts";
 
 const { log: LOG, exitCode: EXIT_CODE, cancelled: CANCELLED } = jobFiles;
@@ -139,5 +140,9 @@ export class LocalExecutor implements Executor {
     // Signals are delivered asynchronously: return once nothing of the job is left running.
     const gone = Date.now() + 5_000;
     while (groupAlive(pid) && Date.now() < gone) await sleep(20);
+  }
+
+  probe(spec: ProbeSpec): Promise<ProbeResult> {
+    return probeHere(spec);
   }
 }

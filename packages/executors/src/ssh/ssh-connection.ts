@@ -2,7 +2,7 @@ import { Client, type SFTPWrapper } from "ssh2";
 import { backoffDelay, type Backoff } from "./backoff.ts";
 import { NodeUnreachableError, unreachable } from "./node-unreachable.ts";
 import { redact } from "./redact.ts";
-import { execScript, type ExecResult } from "./remote-exec.ts";
+import { execScript, type ExecInput, type ExecResult } from "./remote-exec.ts";
 import { Semaphore } from "./semaphore.ts";
 import { describeNode, type SshNode } from "./ssh-node.ts";
 
@@ -17,7 +17,7 @@ const inWords = (ms: number) => (ms < 1_000 ? `${ms} ms` : `${(ms / 1_000).toFix
 /** What an operation gets to work with on the node. */
 export interface Session {
   sftp: SFTPWrapper;
-  exec(script: string): Promise<ExecResult>;
+  exec(script: string, input?: ExecInput): Promise<ExecResult>;
 }
 
 interface Live extends Session {
@@ -149,7 +149,7 @@ export class SshConnection {
             client,
             sftp,
             closed: false,
-            exec: (script) => this.#channels.use(() => execScript(client, script)),
+            exec: (script, input) => this.#channels.use(() => execScript(client, script, input)),
           };
           resolve(live);
         });

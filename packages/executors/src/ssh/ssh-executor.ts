@@ -1,11 +1,13 @@
 import { posix } from "node:path";
 import { statusSchema, type Status } from "@evotrainer/contract";
 import { classifyEndedJob, LOG_TAIL_BYTES } from "../ended-job.ts";
-import type { Executor, JobHandle, JobObservation, JobTimes, LaunchSpec, RemoteFile } from "../executor.ts";
+import type { Executor, JobHandle, JobObservation, JobTimes, LaunchSpec, ProbeResult, ProbeSpec, RemoteFile } from "../executor.ts";
 import type { WeightsPlace } from "../job-weights.ts";
 import { checkJobId, jobFiles } from "../job-dir.ts";
+import { checkProbe, PROBE_SCRIPT } from "../probe-dir.ts";
 import type { Backoff } from "./backoff.ts";
 import { jobEnv } from "./job-env.ts";
+import { shellJoin, shellQuote } from "./shell-quote.ts";
 import { NodeUnreachableError } from "./node-unreachable.ts";
 import { groupAliveScript, jobTimesScript, parseJobTimes, prepareScript, signalGroupScript, startScript } from "./remote-scripts.ts";
 import { exists, listFiles, readRange, readTail, readText, writeFile } from "./sftp-files.ts";
@@ -211,6 +213,26 @@ export class SshExecutor implements Executor {
     // Signals are delivered asynchronously: return once nothing of the job is left running.
     const gone = Date.now() + 5_000;
     while ((await alive()) && Date.now() < gone) await sleep(50);
+  }
+
+  /**
+   * Runs a probe on the node in `${workRoot}/.probes/<id>`, in the environment a non-interactive
+   * login of the node's user gets (as the jobs launched here do), and removes the directory.
+   */
+  async probe(spec: ProbeSpec): Promise<ProbeResult> {
+    checkProbe(spec);
+    const dir = posix.join(this.#workRoot, ".probes", spec.id);
+    const timeoutMs = spec.timeoutSeconds * 1_000;
+    return this.#connection.run(`check ${spec.id}`, async (session) => {
+      await this.#mustExec(session, `mkdir -p -- ${shellQuote(dir)}`, `prepare ${dir}`);
+      try {
+        for (const [name, content] of Object.entries(spec.files)) await writeFile(session.sftp, posix.join(dir, name), content);
+        const result = await session.exec(["sh", "-c", shellQuote(PROBE_SCRIPT), shellQuote(dir), shellJoin(spec.command)].join(" "), { stdin: spec.stdin, timeoutMs });
+        return { exitCode: result.code, stdout: result.stdout, stderr: result.stderr, where: this.#connection.description };
+      } finally {
+        await session.exec(`rm -rf -- ${shellQuote(dir)}`).catch(() => {});
+      }
+    });
   }
 
   close(): Promise<void> {
