@@ -82,6 +82,18 @@ const podFailureRules: V1PodFailurePolicyRule[] = [
   { action: "FailJob", onExitCodes: { containerName: trainerContainer, operator: "In", values: nonRetriableExitCodes } },
 ];
 
+/** What every pod of a pool shares, a job's or a probe's: placement, identity and the artifacts volume. */
+export function poolPodSettings(pool: KubernetesPool) {
+  return {
+    restartPolicy: "Never",
+    nodeSelector: pool.nodeSelector,
+    tolerations: pool.tolerations,
+    serviceAccountName: pool.serviceAccountName,
+    imagePullSecrets: pool.imagePullSecrets?.map((name) => ({ name })),
+    volumes: [{ name: artifactsVolume, persistentVolumeClaim: { claimName: pool.artifacts.claimName } }],
+  };
+}
+
 /** The batch/v1 Job that runs one attempt of `spec` on `pool`, in `workDir` on the artifacts volume. */
 export function jobManifest(pool: KubernetesPool, spec: LaunchSpec, workDir: string): V1Job {
   if (!Number.isFinite(spec.deadlineSeconds) || spec.deadlineSeconds <= 0) {
@@ -103,12 +115,7 @@ export function jobManifest(pool: KubernetesPool, spec: LaunchSpec, workDir: str
       template: {
         metadata: { labels },
         spec: {
-          restartPolicy: "Never",
-          nodeSelector: pool.nodeSelector,
-          tolerations: pool.tolerations,
-          serviceAccountName: pool.serviceAccountName,
-          imagePullSecrets: pool.imagePullSecrets?.map((name) => ({ name })),
-          volumes: [{ name: artifactsVolume, persistentVolumeClaim: { claimName: pool.artifacts.claimName } }],
+          ...poolPodSettings(pool),
           containers: [
             {
               name: trainerContainer,

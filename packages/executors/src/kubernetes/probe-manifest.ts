@@ -1,7 +1,7 @@
 import type { V1Job } from "@kubernetes/client-node";
 import type { ProbeSpec } from "../executor.ts";
 import { probeFiles } from "../probe-dir.ts";
-import { artifactsVolume, managedByLabel, trainerContainer } from "./job-manifest.ts";
+import { artifactsVolume, managedByLabel, poolPodSettings, trainerContainer } from "./job-manifest.ts";
 import type { KubernetesPool } from "./kubernetes-pool.ts";
 
 export const probeLabel = "evotrainer.io/probe";
@@ -40,12 +40,7 @@ export function probeManifest(pool: KubernetesPool, spec: ProbeSpec, dir: string
       template: {
         metadata: { labels },
         spec: {
-          restartPolicy: "Never",
-          nodeSelector: pool.nodeSelector,
-          tolerations: pool.tolerations,
-          serviceAccountName: pool.serviceAccountName,
-          imagePullSecrets: pool.imagePullSecrets?.map((name) => ({ name })),
-          volumes: [{ name: artifactsVolume, persistentVolumeClaim: { claimName: pool.artifacts.claimName } }],
+          ...poolPodSettings(pool),
           containers: [
             {
               name: trainerContainer,
