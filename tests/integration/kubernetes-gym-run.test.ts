@@ -48,16 +48,7 @@ describe("a gym run on a Kubernetes pool, against a local server speaking the ba
     mkdirSync(volume);
     api = await FakeKubeApi.start();
     // The worker finds the cluster as kubectl does: through KUBECONFIG.
-    const kubeconfig = {
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "fake", cluster: { server: api.url, "insecure-skip-tls-verify": true } }],
-      users: [{ name: "tester", user: { token: "fake-token" } }],
-      contexts: [{ name: "fake", context: { cluster: "fake", user: "tester" } }],
-      "current-context": "fake",
-    };
-    writeFileSync(join(dir, "kubeconfig"), stringify(kubeconfig));
-    process.env.KUBECONFIG = join(dir, "kubeconfig");
+    process.env.KUBECONFIG = api.writeKubeconfig(join(dir, "kubeconfig"));
     const pool = { name: "gym-pool", namespace, image: "ghcr.io/example/evotrainer-gym:1", nodeSelector: { "nvidia.com/gpu.product": "H100" }, artifacts: { claimName: "evo-artifacts", mountPath: volume, localPath: volume } };
     writeFileSync(join(dir, "compute.yaml"), stringify({ pools: [pool] }));
     const synced = await cli(["nodes", "sync", join(dir, "compute.yaml")]);

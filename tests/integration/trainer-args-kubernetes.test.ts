@@ -65,17 +65,8 @@ describe("trainer arguments of a Kubernetes run, checked in a pod of its pool, a
     api = await FakeKubeApi.start();
     // Only the checks' pods run: a run that is created keeps its training Job pending.
     kubelet = new FakeKubelet(api, namespace, null, (name) => name.startsWith("evo-probe-"));
-    const kubeconfig = {
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "fake", cluster: { server: api.url, "insecure-skip-tls-verify": true } }],
-      users: [{ name: "tester", user: { token: "fake-token" } }],
-      contexts: [{ name: "fake", context: { cluster: "fake", user: "tester" } }],
-      "current-context": "fake",
-    };
-    writeFileSync(join(dir, "kubeconfig"), stringify(kubeconfig));
     // The worker finds the cluster as kubectl does; the CLI never needs it.
-    process.env.KUBECONFIG = join(dir, "kubeconfig");
+    process.env.KUBECONFIG = api.writeKubeconfig(join(dir, "kubeconfig"));
     const pool = { name: "trl-pool", namespace, image: "ghcr.io/example/evotrainer-trl:1", artifacts: { claimName: "evo-artifacts", mountPath: volume, localPath: volume } };
     writeFileSync(join(dir, "compute.yaml"), stringify({ pools: [pool] }));
     const synced = await runCli(["nodes", "sync", join(dir, "compute.yaml")], env);

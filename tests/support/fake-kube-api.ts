@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -133,6 +134,12 @@ export class FakeKubeApi {
       currentContext: "fake",
     });
     return config;
+  }
+
+  /** Writes that kubeconfig to `file`, where a process finds it as kubectl does (KUBECONFIG). */
+  writeKubeconfig(file: string): string {
+    writeFileSync(file, this.kubeConfig().exportConfig());
+    return file;
   }
 
   async close(): Promise<void> {
