@@ -23,7 +23,9 @@ const dir = mkdtempSync(join(tmpdir(), "evo-trainer-args-k8s-"));
 const volume = join(dir, "volume");
 const namespace = "training";
 const db = createDatabase(database.url);
-const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix };
+// A worker runs here: the wait for it to take the question ends when it does, so it may be long
+// without slowing the test, and a busy machine never turns a refusal into "unchecked".
+const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_TRAINER_CHECK_PICKUP_S: "300" };
 const unavailable = trlUnavailable();
 // Never a silent skip: the reason is printed where CI logs show it.
 if (unavailable) console.error(`\nREAL-TRAINER TESTS NOT RUN: ${unavailable}\n`);

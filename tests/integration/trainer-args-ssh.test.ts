@@ -28,7 +28,9 @@ const unavailable = trlUnavailable();
 if (unavailable) console.error(`\nREAL-TRAINER TESTS NOT RUN: ${unavailable}\n`);
 
 const example = parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, unknown>;
-const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix };
+// A worker runs here: the wait for it to take the question ends when it does, so it may be long
+// without slowing the test, and a busy machine never turns a refusal into "unchecked".
+const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, EVO_QUEUE_PREFIX: prefix, EVO_TRAINER_CHECK_PICKUP_S: "300" };
 
 /**
  * A TRL run config for the node: two GPUs a job where the node has one, so that a run that is
