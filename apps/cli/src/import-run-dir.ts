@@ -2,7 +2,7 @@ import { relative } from "node:path";
 import type { ImportTarget } from "@evotrainer/db";
 import type { ImportSink } from "./import-sink.ts";
 import type { RunDirSource } from "./run-dir-source.ts";
-import { stagedRolloutsJsonl } from "./staged-rollouts.ts";
+import { stagedRolloutLines } from "./staged-rollouts.ts";
 
 export interface RunDirImport {
   source: RunDirSource;
@@ -20,15 +20,15 @@ export interface RunDirImported {
 /** Ingests a run directory's rollout files (labelled, with their step aggregates) and trainer metrics into the target branch. */
 export async function ingestRunDir(sink: ImportSink, input: RunDirImport): Promise<RunDirImported> {
   const { source, target } = input;
-  const rollouts = { added: 0, alreadyPresent: 0, quarantined: 0, repeatedRows: source.repeatedRows };
-  for (const [i, file] of source.files.entries()) {
-    // Ingest reads JSONL: each trainer file becomes one, line for line; an unreadable line stays as it was, for ingest to quarantine.
-    const label = `import ${input.adapter}: [${i + 1}/${source.files.length}] ${relative(input.dir, file.source)}`;
-    const result = await sink.rollouts(target, { source: file.source, text: stagedRolloutsJsonl(file), unreadable: [], label });
-    rollouts.added += result.inserted;
-    rollouts.alreadyPresent += result.duplicates;
-    rollouts.quarantined += result.quarantined;
-  }
+  // Ingest reads JSONL: each trainer file becomes one, line for line; an unreadable line stays as it was, for ingest to quarantine.
+  const staged = source.files.map((file, i) => ({
+    source: file.source,
+    ...stagedRolloutLines(file),
+    unreadable: [],
+    label: `import ${input.adapter}: [${i + 1}/${source.files.length}] ${relative(input.dir, file.source)}`,
+  }));
+  const result = await sink.rollouts(target, staged);
+  const rollouts = { added: result.inserted, alreadyPresent: result.duplicates, quarantined: result.quarantined, repeatedRows: source.repeatedRows };
   const points = await sink.metrics(target, source.metrics);
   return { rollouts, points };
 }

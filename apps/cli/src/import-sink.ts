@@ -1,6 +1,6 @@
 import type { MetricsLine } from "@evotrainer/contract";
 import type { ImportSummary, ImportTarget } from "@evotrainer/db";
-import type { BadLine } from "@evotrainer/db/ingest";
+import type { TextSource } from "@evotrainer/db/ingest";
 import type { RunConfig } from "@evotrainer/core";
 
 /** Where an import lands: a new run from a config, a new base branch of a run, or an existing branch. */
@@ -12,23 +12,18 @@ export interface ImportRequest {
   into: { runId: string } | { branchId: string } | { config: RunConfig; organizationId?: string };
 }
 
-/** One source file's rollouts, as contract JSONL with each row on its line in the source. */
-export interface StagedSource {
-  /** What its cursor and quarantined lines are recorded and listed under. */
-  source: string;
-  text: string;
-  /** Lines the reader could not read, quarantined with its reason (their lines in `text` are empty). */
-  unreadable: readonly BadLine[];
+/** One source file's rollouts, as contract JSONL lines, each row on its line in the source. */
+export interface StagedSource extends TextSource {
   /** Prefix of the progress line. */
   label: string;
 }
 
-export interface SourceIngested {
+export interface SourcesIngested {
   inserted: number;
   duplicates: number;
   quarantined: number;
-  /** The source changed since it was last read, and was read again from its start. */
-  rewritten: boolean;
+  /** Sources that changed since they were last read, read again from their start. */
+  rewritten: string[];
 }
 
 /**
@@ -39,7 +34,11 @@ export interface ImportSink {
   /** For messages: "this machine's database" or the server's URL. */
   destination: string;
   target(request: ImportRequest): Promise<ImportTarget>;
-  rollouts(target: ImportTarget, staged: StagedSource): Promise<SourceIngested>;
+  /**
+   * Stores the sources' rows as they come: the iterator reads and converts the next files while
+   * the ones before are stored.
+   */
+  rollouts(target: ImportTarget, sources: AsyncIterable<StagedSource> | Iterable<StagedSource>): Promise<SourcesIngested>;
   metrics(target: ImportTarget, steps: readonly MetricsLine[]): Promise<{ added: number; changed: number }>;
   summary(target: ImportTarget, sources: readonly string[]): Promise<ImportSummary>;
   close(): Promise<void>;

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createDatabase, importJob, importSummary, importTarget, type ImportTarget } from "@evotrainer/db";
-import { branchLabeler, createIngestPool, quarantineLines, writeTrainerMetrics, type BatchLabeler } from "@evotrainer/db/ingest";
-import { ingestFileWithProgress } from "./branch-ingest.ts";
+import { branchLabeler, createIngestPool, ingestTexts, writeTrainerMetrics, type BatchLabeler } from "@evotrainer/db/ingest";
+import { byteProgress } from "./byte-progress.ts";
 import { loadCliEnv } from "./env.ts";
 import type { ImportRequest, ImportSink } from "./import-sink.ts";
 import { localOrganization } from "./local-organization.ts";
@@ -13,13 +10,11 @@ export function localImportSink(): ImportSink {
   const env = loadCliEnv();
   const db = createDatabase(env.DATABASE_URL);
   const pool = createIngestPool(env.DATABASE_URL);
-  const staging = mkdtempSync(join(tmpdir(), "evotrainer-import-"));
   const labelers = new Map<string, Promise<BatchLabeler>>();
   const labelerOf = (branchId: string) => {
     if (!labelers.has(branchId)) labelers.set(branchId, branchLabeler(db, branchId).then((b) => b.labeler));
     return labelers.get(branchId)!;
   };
-  let staged = 0;
   return {
     destination: "this machine's database",
     async target(request: ImportRequest): Promise<ImportTarget> {
@@ -34,19 +29,30 @@ export function localImportSink(): ImportSink {
       if ("runId" in into) return importTarget(db, { ...where, runId: into.runId, ...(request.adapter ? { adapter: request.adapter } : {}) });
       return importTarget(db, { ...where, config: into.config, organizationId: into.organizationId ?? (await localOrganization(db)) });
     },
-    async rollouts(target, source) {
+    async rollouts(target, sources) {
       const owner = { runId: target.runId, branchId: target.branchId, jobId: target.jobId };
-      await quarantineLines(pool, owner, source.source, source.unreadable);
-      const file = join(staging, `${staged++}.jsonl`);
-      writeFileSync(file, source.text);
       const labeler = await labelerOf(target.branchId);
-      const result = await ingestFileWithProgress(pool, db, { owner, labeler, file, source: source.source, label: source.label }, Buffer.byteLength(source.text));
-      return { inserted: result.inserted, duplicates: result.duplicates, quarantined: result.quarantined + source.unreadable.length, rewritten: result.rewritten };
+      // A progress line per source as its rows commit, redrawn in place.
+      const labels = new Map<string, string>();
+      async function* labelled() {
+        for await (const source of sources) {
+          labels.set(source.source, source.label);
+          yield source;
+        }
+      }
+      let shown = false;
+      const result = await ingestTexts(pool, { owner, labeler, keepText: () => true }, labelled(), {
+        onStored: ({ source, byteOffset, size }) => {
+          byteProgress(labels.get(source) ?? source, size)(byteOffset);
+          shown = true;
+        },
+      });
+      if (shown) process.stderr.write("\n");
+      return result;
     },
     metrics: (target, steps) => writeTrainerMetrics(pool, target.branchId, steps),
     summary: (target, sources) => importSummary(db, { jobId: target.jobId, branchId: target.branchId, sources }),
     async close() {
-      rmSync(staging, { recursive: true, force: true });
       await pool.end();
       await db.$disconnect();
     },

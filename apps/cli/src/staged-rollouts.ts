@@ -1,14 +1,22 @@
 import type { RunDirFile } from "./run-dir-source.ts";
 
 /**
- * A trainer file's rows as a contract rollouts JSONL text that ingest can read, with every row on
+ * A trainer file's rows as contract rollouts JSONL lines (and the rows they are the JSON of) that ingest can read, with every row on
  * the line it had in the trainer's file: an unreadable line is kept as it was (ingest quarantines
  * it as invalid JSON), and lines with nothing are left empty, so ingest's quarantined line numbers
  * are the trainer file's and a person can open it there.
  */
-export function stagedRolloutsJsonl(file: RunDirFile): string {
+export function stagedRolloutLines(file: RunDirFile): { lines: string[]; values: unknown[] } {
   const lines: string[] = [];
-  for (const { lineNumber, rollout } of file.rows) lines[lineNumber - 1] = JSON.stringify(rollout);
+  // Ingest validates the rows themselves rather than parsing their JSON again.
+  const values: unknown[] = [];
+  for (const { lineNumber, rollout } of file.rows) {
+    lines[lineNumber - 1] = JSON.stringify(rollout);
+    values[lineNumber - 1] = rollout;
+  }
   for (const { lineNumber, raw } of file.unreadable) lines[lineNumber - 1] = raw;
-  return Array.from(lines, (line) => line ?? "").join("\n") + (lines.length > 0 ? "\n" : "");
+  return { lines: Array.from(lines, (line) => line ?? ""), values };
 }
+
+/** The lines as one JSONL text, each ended by "\n": what a cursor over them counts bytes of. */
+export const stagedText = (lines: readonly string[]): string => lines.map((line) => `${line}\n`).join("");

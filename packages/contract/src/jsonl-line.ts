@@ -15,6 +15,11 @@ export function parseJsonlLine<S extends z.ZodType>(text: string, schema: S): Js
   } catch (error) {
     return { ok: false, reason: `invalid JSON: ${(error as Error).message}` };
   }
+  return validJsonValue(json, schema);
+}
+
+/** Validates a value as parseJsonlLine validates a parsed line, for a caller that holds the value its line was written from. */
+export function validJsonValue<S extends z.ZodType>(json: unknown, schema: S): JsonlLineResult<z.output<S>> {
   const parsed = schema.safeParse(json);
   if (!parsed.success) return { ok: false, reason: summarizeZodIssues(parsed.error.issues) };
   return { ok: true, value: parsed.data };

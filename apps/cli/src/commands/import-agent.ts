@@ -1,12 +1,14 @@
 import { basename, dirname, relative, resolve } from "node:path";
+import { setImmediate } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { openHandsAttempt, type SwebenchResult } from "@evotrainer/adapters";
 import type { RunConfig } from "@evotrainer/core";
 import { parseAgentImportArgs } from "../agent-import-options.ts";
+import type { StagedSource } from "../import-sink.ts";
 import { readRunConfig } from "../config-files.ts";
 import { openImportSink } from "../open-import-sink.ts";
 import { openHandsAttemptsIn, type OpenHandsAttempts } from "../openhands-attempts.ts";
-import { stagedRolloutsJsonl } from "../staged-rollouts.ts";
+import { stagedRolloutLines } from "../staged-rollouts.ts";
 import { readSwebenchReports, readTrajectoryFile, reportsBeside, trajectoryFiles } from "../trajectory-source.ts";
 
 const DEFAULT_CONFIG = fileURLToPath(new URL("../../../../examples/imported-swe.yaml", import.meta.url));
@@ -51,39 +53,42 @@ export async function importAgentCommand(args: string[]): Promise<number> {
     const target = await sink.target({ format: options.format, dir: path, into });
     say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}, in ${sink.destination}`);
 
-    const rollouts = { added: 0, alreadyPresent: 0, quarantined: 0, resolved: 0, withResult: 0 };
+    const results = { resolved: 0, withResult: 0 };
     // Runs of the same task are one group, numbered in the order read (files by name, then lines).
     const samples = new Map<string, number>();
-    for (const [i, source] of files.entries()) {
-      const attempts = attemptsIn(dirname(source));
-      const attempt = openHandsAttempt(basename(source));
-      let results: ReadonlyMap<string, SwebenchResult> | undefined = report?.results;
-      if (attempts && attempt !== undefined) {
-        const own = attempts.resultsOf(attempt, results);
-        results = own.results;
-        if (own.file) reportFiles.add(own.file);
+    async function* staged(): AsyncGenerator<StagedSource> {
+      for (const [i, source] of files.entries()) {
+        const attempts = attemptsIn(dirname(source));
+        const attempt = openHandsAttempt(basename(source));
+        let joined: ReadonlyMap<string, SwebenchResult> | undefined = report?.results;
+        if (attempts && attempt !== undefined) {
+          const own = attempts.resultsOf(attempt, joined);
+          joined = own.results;
+          if (own.file) reportFiles.add(own.file);
+        }
+        const file = readTrajectoryFile(options.format, source, joined, attempts?.attemptOf);
+        if (attempts && attempt === undefined && attempts.files.every((f) => files.includes(f))) {
+          // output.jsonl copies the attempts' lines: those read from their attempt file are not read twice.
+          const copies = file.rows.filter(({ rollout }) => rollout.extra?.["attempt"] !== undefined).length;
+          file.rows = file.rows.filter(({ rollout }) => rollout.extra?.["attempt"] === undefined);
+          if (copies > 0) say(`${relative(path, source) || basename(source)}: ${copies} of its lines are copies of the attempts beside it (output.critic_attempt_<n>.jsonl), imported from there`);
+        }
+        for (const { rollout } of file.rows) {
+          rollout.sample = samples.get(rollout.taskId) ?? 0;
+          samples.set(rollout.taskId, rollout.sample + 1);
+          if (typeof rollout.extra?.["resolved"] !== "boolean") continue;
+          results.withResult += 1;
+          if (rollout.extra["resolved"]) results.resolved += 1;
+        }
+        // The reader's reason says more than ingest's would (it would only see an empty line).
+        const label = `import ${options.format}: [${i + 1}/${files.length}] ${relative(path, source) || basename(source)}`;
+        yield { source, ...stagedRolloutLines({ ...file, unreadable: [] }), unreadable: file.unreadable, label };
+        // Lets the batch being stored meanwhile hear from Postgres between files.
+        await setImmediate();
       }
-      const file = readTrajectoryFile(options.format, source, results, attempts?.attemptOf);
-      if (attempts && attempt === undefined && attempts.files.every((f) => files.includes(f))) {
-        // output.jsonl copies the attempts' lines: those read from their attempt file are not read twice.
-        const copies = file.rows.filter(({ rollout }) => rollout.extra?.["attempt"] !== undefined).length;
-        file.rows = file.rows.filter(({ rollout }) => rollout.extra?.["attempt"] === undefined);
-        if (copies > 0) say(`${relative(path, source) || basename(source)}: ${copies} of its lines are copies of the attempts beside it (output.critic_attempt_<n>.jsonl), imported from there`);
-      }
-      for (const { rollout } of file.rows) {
-        rollout.sample = samples.get(rollout.taskId) ?? 0;
-        samples.set(rollout.taskId, rollout.sample + 1);
-        if (typeof rollout.extra?.["resolved"] !== "boolean") continue;
-        rollouts.withResult += 1;
-        if (rollout.extra["resolved"]) rollouts.resolved += 1;
-      }
-      // The reader's reason says more than ingest's would (it would only see an empty line).
-      const label = `import ${options.format}: [${i + 1}/${files.length}] ${relative(path, source) || basename(source)}`;
-      const result = await sink.rollouts(target, { source, text: stagedRolloutsJsonl({ ...file, unreadable: [] }), unreadable: file.unreadable, label });
-      rollouts.added += result.inserted;
-      rollouts.alreadyPresent += result.duplicates;
-      rollouts.quarantined += result.quarantined;
     }
+    const stored = await sink.rollouts(target, staged());
+    const rollouts = { added: stored.inserted, alreadyPresent: stored.duplicates, quarantined: stored.quarantined, ...results };
 
     const { quarantined, labels } = await sink.summary(target, files);
     if (options.json) {

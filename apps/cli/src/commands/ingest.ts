@@ -22,8 +22,10 @@ export async function ingestCommand(args: string[]): Promise<number> {
   const sink = openImportSink();
   try {
     const target = await sink.target({ dir: path, into: { branchId } });
-    const result = await sink.rollouts(target, { source: path, text, unreadable: [], label: "ingest" });
-    if (result.rewritten) console.log(`ingest: ${file} changed since it was last read; it was read again from the start (rows already present were skipped)`);
+    // A last line without its "\n" may still be being written: it waits for the next ingest.
+    const lines = text.split("\n").slice(0, -1);
+    const result = await sink.rollouts(target, [{ source: path, lines, unreadable: [], label: "ingest" }]);
+    if (result.rewritten.length > 0) console.log(`ingest: ${file} changed since it was last read; it was read again from the start (rows already present were skipped)`);
     console.log(`ingest: ${result.inserted} rollouts added, ${result.duplicates} already present, ${result.quarantined} lines quarantined`);
     for (const line of (await sink.summary(target, [path])).quarantined) console.log(`  ${path}:${line.lineNumber}: ${line.reason}`);
     return 0;

@@ -3,10 +3,15 @@ import { open } from "node:fs/promises";
 import type pg from "pg";
 import type { JsonlCursor } from "@evotrainer/contract";
 
-const HEAD_BYTES = 4096;
+export const HEAD_BYTES = 4096;
 
 /** Queries run on the pool or inside a transaction's client alike. */
 type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
+
+/** sha256 of a source's first bytes, as far as a cursor has read them (at most HEAD_BYTES). */
+export function headBytesHash(bytes: Buffer): string {
+  return createHash("sha256").update(bytes.subarray(0, HEAD_BYTES)).digest("hex");
+}
 
 /** sha256 of the file's first `min(upTo, 4 KiB)` bytes: what a cursor at `upTo` has already read. */
 export async function headHash(file: string, upTo: number): Promise<string | null> {
@@ -18,7 +23,7 @@ export async function headHash(file: string, upTo: number): Promise<string | nul
   try {
     const buffer = Buffer.alloc(Math.min(upTo, HEAD_BYTES));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return createHash("sha256").update(buffer.subarray(0, bytesRead)).digest("hex");
+    return headBytesHash(buffer.subarray(0, bytesRead));
   } finally {
     await handle.close();
   }
@@ -58,11 +63,27 @@ export async function storedCursor(db: Queryable, jobId: string, source: string,
 
 /** Stores the cursor with the hash of what it has read, in the caller's transaction. */
 export async function saveCursor(client: Queryable, jobId: string, source: string, cursor: StoredCursor): Promise<void> {
+  await saveCursors(client, jobId, [{ source, cursor }]);
+}
+
+/** Stores several sources' cursors in one statement, in the caller's transaction. */
+export async function saveCursors(client: Queryable, jobId: string, cursors: readonly { source: string; cursor: StoredCursor }[]): Promise<void> {
+  if (cursors.length === 0) return;
   await client.query(
     `INSERT INTO "IngestCursor" (id, "jobId", file, "byteOffset", "lineNumber", "headHash", "updatedAt")
-     VALUES (gen_random_uuid()::text, $1, $2, $3, $4, $5, now())
+     SELECT gen_random_uuid()::text, $1, c.file, c."byteOffset", c."lineNumber", c."headHash", now()
+       FROM jsonb_to_recordset($2::jsonb) AS c(file text, "byteOffset" bigint, "lineNumber" int, "headHash" text)
      ON CONFLICT ("jobId", file) DO UPDATE
        SET "byteOffset" = EXCLUDED."byteOffset", "lineNumber" = EXCLUDED."lineNumber", "headHash" = EXCLUDED."headHash", "updatedAt" = now()`,
-    [jobId, source, cursor.byteOffset, cursor.lineNumber, cursor.headHash],
+    [jobId, JSON.stringify(cursors.map(({ source, cursor }) => ({ file: source, ...cursor })))],
   );
+}
+
+/** Where ingest of each of a job's sources stands, by source; a source not read yet is absent. */
+export async function storedCursors(db: Queryable, jobId: string, sources: readonly string[]): Promise<Map<string, StoredCursor>> {
+  const { rows } = await db.query<{ file: string; byteOffset: string; lineNumber: number; headHash: string | null }>(
+    `SELECT file, "byteOffset"::text AS "byteOffset", "lineNumber", "headHash" FROM "IngestCursor" WHERE "jobId" = $1 AND file = ANY($2::text[])`,
+    [jobId, sources],
+  );
+  return new Map(rows.map((row) => [row.file, { byteOffset: Number(row.byteOffset), lineNumber: row.lineNumber, headHash: row.headHash }]));
 }

@@ -1,23 +1,27 @@
 import { setImmediate } from "node:timers/promises";
 import type pg from "pg";
-import { parseJsonlLine, rolloutSchema, type JsonlCursor, type JsonlLine, type Rollout } from "@evotrainer/contract";
+import { parseJsonlLine, rolloutSchema, validJsonValue, type JsonlCursor, type JsonlLine, type Rollout } from "@evotrainer/contract";
 import type { Label } from "@evotrainer/core";
 import { pendingLabels, writeBatchLabels, type BatchLabeler, type PendingLabel } from "./batch-labels.ts";
 import { copyRolloutLines, rolloutCsvLine, rolloutIds, type RolloutOwner } from "./copy-rollouts.ts";
 import { CsvLines } from "./csv.ts";
-import { saveCursor, storedCursor, type StoredCursor } from "./file-cursor.ts";
+import { saveCursors, storedCursor, type StoredCursor } from "./file-cursor.ts";
 import { storableRollout } from "./sanitize-text.ts";
 import { addToStepAggregates } from "./step-aggregates.ts";
 import { claimSteps, clearRolloutSteps, newestAttempts, ownedLine, type AttemptedLine } from "./step-attempts.ts";
 
-export interface IngestLinesInput {
+/** Where a batch's rows go and how they are labelled, whichever sources its lines come from. */
+export interface IngestInput {
   owner: RolloutOwner & { jobId: string };
-  /** The name the cursor and quarantined lines are recorded under. */
-  source: string;
   /** Whether to keep the text of a rollout no detector flagged (eval, a sample of the rest); flagged ones always keep it. */
   keepText: (rollout: Rollout) => boolean;
   /** Detectors to run on the batch before it is stored; their labels and LabelStat counts commit with it. */
   labeler?: BatchLabeler;
+}
+
+export interface IngestLinesInput extends IngestInput {
+  /** The name the cursor and quarantined lines are recorded under. */
+  source: string;
 }
 
 /** A line that is kept out of the rollouts, with why, where a person can find it. */
@@ -27,8 +31,11 @@ export interface BadLine {
   raw: string;
 }
 
+/** A line to ingest; `value`, when given, is what its text is the JSON of, validated instead of parsing the text again. */
+export type IngestLine = Pick<JsonlLine, "lineNumber" | "text" | "invalidUtf8"> & { value?: unknown };
+
 export interface LinesBatch {
-  lines: readonly Pick<JsonlLine, "lineNumber" | "text" | "invalidUtf8">[];
+  lines: readonly IngestLine[];
   /** Lines the reader could not turn into rollouts at all, quarantined with the reader's reason. */
   unreadable?: readonly BadLine[];
   /**
@@ -41,6 +48,11 @@ export interface LinesBatch {
   next: StoredCursor;
 }
 
+/** One source's lines in a batch that may hold several sources' (many small files, one transaction). */
+export interface SourceLines extends LinesBatch {
+  source: string;
+}
+
 export interface IngestBatch {
   inserted: { id: bigint; uid: string; rollout: Rollout }[];
   quarantined: number;
@@ -48,9 +60,11 @@ export interface IngestBatch {
 
 export type LinesOutcome =
   | { outcome: "stored"; inserted: number; duplicates: number; quarantined: number }
-  | { outcome: "cursor_moved"; cursor: StoredCursor };
+  | { outcome: "cursor_moved"; source: string; cursor: StoredCursor };
 
 interface Line {
+  /** Index of its source in the batch's parts. */
+  part: number;
   lineNumber: number;
   text: string;
   rollout: Rollout;
@@ -73,7 +87,7 @@ export async function ingestLines(
   batch: LinesBatch,
   onBatch?: (client: pg.PoolClient, batch: IngestBatch) => Promise<void>,
 ): Promise<LinesOutcome> {
-  return storeLines(pool, input, await prepareLines(input, batch), onBatch);
+  return storeLines(pool, input, await prepareLines(input, { ...batch, source: input.source }), onBatch);
 }
 
 /**
@@ -81,11 +95,12 @@ export async function ingestLines(
  * while the batch before it is stored, so that storing it is the database's work alone.
  */
 export interface PreparedLines {
-  batch: LinesBatch;
+  parts: readonly SourceLines[];
   good: Line[];
   /** The good lines' rows for the COPY into "Rollout", line for line. */
   csv: CsvLines;
-  bad: BadLine[];
+  /** Per part, its lines kept out of the rollouts. */
+  bad: BadLine[][];
   labels: PendingLabel[];
 }
 
@@ -96,19 +111,20 @@ export interface PreparedLines {
  */
 const PREPARE_SLICE = 256;
 
-export async function prepareLines(input: IngestLinesInput, batch: LinesBatch): Promise<PreparedLines> {
+export async function prepareLines(input: IngestInput, ...parts: SourceLines[]): Promise<PreparedLines> {
   let good: Line[] = [];
-  const bad: BadLine[] = [...(batch.unreadable ?? [])];
+  const bad: BadLine[][] = parts.map((p) => [...(p.unreadable ?? [])]);
   const labelled: Promise<Label[]>[] = [];
-  for (let start = 0; start < batch.lines.length; start += PREPARE_SLICE) {
+  const lines = parts.flatMap((p, part) => p.lines.map((line) => ({ part, line })));
+  for (let start = 0; start < lines.length; start += PREPARE_SLICE) {
     const slice: Rollout[] = [];
-    for (const line of batch.lines.slice(start, start + PREPARE_SLICE)) {
-      const parsed = parseJsonlLine(line.text, rolloutSchema);
+    for (const { part, line } of lines.slice(start, start + PREPARE_SLICE)) {
+      const parsed = line.value === undefined ? parseJsonlLine(line.text, rolloutSchema) : validJsonValue(line.value, rolloutSchema);
       if (parsed.ok) {
         const rollout = storableRollout(parsed.value, line.text, line.invalidUtf8);
-        good.push({ lineNumber: line.lineNumber, text: line.text, rollout });
+        good.push({ part, lineNumber: line.lineNumber, text: line.text, rollout });
         slice.push(rollout);
-      } else bad.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
+      } else bad[part]!.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
     }
     // Not awaited here: a labeller in worker threads works on this slice while the next is parsed
     // (a failure is reported by the Promise.all below, not as an unhandled rejection meanwhile).
@@ -137,26 +153,27 @@ export async function prepareLines(input: IngestLinesInput, batch: LinesBatch): 
     for (const { rollout } of good.slice(start, start + PREPARE_SLICE)) csv.push(rolloutCsvLine(input.owner, rollout, flagged.has(rollout.uid) || input.keepText(rollout)));
     await setImmediate();
   }
-  return { batch, good, csv, bad, labels };
+  return { parts, good, csv, bad, labels };
 }
 
-/** The database half: one transaction with the rows, labels, aggregates, quarantined lines and cursor. */
+/** The database half: one transaction with the rows, labels, aggregates, quarantined lines and cursors. */
 export async function storeLines(
   pool: pg.Pool,
-  input: IngestLinesInput,
+  input: IngestInput,
   prepared: PreparedLines,
   onBatch?: (client: pg.PoolClient, batch: IngestBatch) => Promise<void>,
 ): Promise<LinesOutcome> {
-  const { batch, good, csv, labels } = prepared;
-  const bad = [...prepared.bad];
+  const { parts, good, csv, labels } = prepared;
+  const bad = prepared.bad.map((lines) => [...lines]);
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    if (batch.from && batch.from.byteOffset > 0) {
-      const current = await storedCursor(client, input.owner.jobId, input.source, true);
-      if (current.byteOffset !== batch.from.byteOffset || current.lineNumber !== batch.from.lineNumber) {
+    for (const part of parts) {
+      if (!part.from || part.from.byteOffset === 0) continue;
+      const current = await storedCursor(client, input.owner.jobId, part.source, true);
+      if (current.byteOffset !== part.from.byteOffset || current.lineNumber !== part.from.lineNumber) {
         await client.query("ROLLBACK");
-        return { outcome: "cursor_moved", cursor: current };
+        return { outcome: "cursor_moved", source: part.source, cursor: current };
       }
     }
     // A retry's first lines of a step replace the step's rows of the attempt before; a crashed
@@ -165,15 +182,16 @@ export async function storeLines(
     const kept = good.flatMap((line, index) => (ownedLine(owners, attempted(line)) ? [index] : []));
     const { inserted, refused } =
       kept.length === good.length ? await copyOrQuarantine(client, good, csv) : await copyOrQuarantine(client, kept.map((index) => good[index]!), csv.subset(kept));
-    bad.push(...refused);
-    await quarantineLines(client, input.owner, input.source, bad);
-    const stored = { inserted: inserted.map(({ id, line }) => ({ id, uid: line.rollout.uid, rollout: line.rollout })), quarantined: bad.length };
+    for (const line of refused) bad[line.part]!.push(line.bad);
+    for (const [index, part] of parts.entries()) await quarantineLines(client, input.owner, part.source, bad[index]!);
+    const quarantined = bad.reduce((sum, lines) => sum + lines.length, 0);
+    const stored = { inserted: inserted.map(({ id, line }) => ({ id, uid: line.rollout.uid, rollout: line.rollout })), quarantined };
     if (input.labeler) await writeBatchLabels(client, input.owner.branchId, input.labeler, stored.inserted, labels);
     await addToStepAggregates(client, input.owner.branchId, inserted.map((row) => row.id));
     await onBatch?.(client, stored);
-    await saveCursor(client, input.owner.jobId, input.source, batch.next);
+    await saveCursors(client, input.owner.jobId, parts.map((part) => ({ source: part.source, cursor: part.next })));
     await client.query("COMMIT");
-    return { outcome: "stored", inserted: inserted.length, duplicates: good.length - refused.length - inserted.length, quarantined: bad.length };
+    return { outcome: "stored", inserted: inserted.length, duplicates: good.length - refused.length - inserted.length, quarantined };
   } catch (error) {
     await client.query("ROLLBACK");
     throw error;
@@ -204,7 +222,7 @@ function refusedByDatabase(error: unknown): error is Error & { code: string } {
  * Copies the batch in one statement; if the database refuses a row, finds which ones row by row (each
  * under a savepoint) and returns them to be quarantined, so one bad row never costs the others.
  */
-async function copyOrQuarantine(client: pg.PoolClient, lines: readonly Line[], csv: CsvLines): Promise<{ inserted: { id: bigint; line: Line }[]; refused: BadLine[] }> {
+async function copyOrQuarantine(client: pg.PoolClient, lines: readonly Line[], csv: CsvLines): Promise<{ inserted: { id: bigint; line: Line }[]; refused: { part: number; bad: BadLine }[] }> {
   const ids = await rolloutIds(client, lines.length);
   const lineOf = new Map(ids.map((id, index) => [id, lines[index]!]));
   await client.query("SAVEPOINT batch");
@@ -216,7 +234,7 @@ async function copyOrQuarantine(client: pg.PoolClient, lines: readonly Line[], c
     await client.query("ROLLBACK TO SAVEPOINT batch");
   }
   const inserted: { id: bigint; line: Line }[] = [];
-  const refused: BadLine[] = [];
+  const refused: { part: number; bad: BadLine }[] = [];
   for (const [index, line] of lines.entries()) {
     await client.query("SAVEPOINT row");
     try {
@@ -225,7 +243,7 @@ async function copyOrQuarantine(client: pg.PoolClient, lines: readonly Line[], c
     } catch (error) {
       if (!refusedByDatabase(error)) throw error;
       await client.query("ROLLBACK TO SAVEPOINT row");
-      refused.push({ lineNumber: line.lineNumber, reason: `the database refused it: ${error.message}`, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
+      refused.push({ part: line.part, bad: { lineNumber: line.lineNumber, reason: `the database refused it: ${error.message}`, raw: line.text.slice(0, RAW_SNIPPET_CHARS) } });
     }
   }
   return { inserted, refused };

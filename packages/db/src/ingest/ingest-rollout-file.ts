@@ -41,7 +41,7 @@ export async function ingestRolloutFile(
     const tail = await readJsonlFrom(input.file, { ...from, maxBytes: batchBytes });
     if (tail.nextOffset === from.byteOffset) return null;
     const next = { byteOffset: tail.nextOffset, lineNumber: tail.nextLineNumber, headHash: await headHash(input.file, tail.nextOffset) };
-    return { tail, prepared: await prepareLines(input, { lines: tail.lines, next }) };
+    return { tail, prepared: await prepareLines(input, { source: input.source, lines: tail.lines, next }) };
   };
   let cursor: JsonlCursor = { byteOffset: resumed.byteOffset, lineNumber: resumed.lineNumber };
   let pending = prepare(cursor);
