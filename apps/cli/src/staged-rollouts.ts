@@ -1,3 +1,4 @@
+import { rolloutJson } from "./rollout-json.ts";
 import type { RunDirFile } from "./run-dir-source.ts";
 
 /**
@@ -11,7 +12,7 @@ export function stagedRolloutLines(file: RunDirFile): { lines: string[]; values:
   // Ingest validates the rows themselves rather than parsing their JSON again.
   const values: unknown[] = [];
   for (const { lineNumber, rollout } of file.rows) {
-    lines[lineNumber - 1] = JSON.stringify(rollout);
+    lines[lineNumber - 1] = rolloutJson(rollout);
     values[lineNumber - 1] = rollout;
   }
   for (const { lineNumber, raw } of file.unreadable) lines[lineNumber - 1] = raw;
