@@ -8,7 +8,7 @@ import { appRouter, createCallerFactory, createContext } from "@evotrainer/api";
 import { createDatabase } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { RuleBasedProposer } from "@evotrainer/proposers";
-import { createProducerConnection, Producer } from "@evotrainer/queue";
+import { createProducerConnection, Producer, trainerArgsWaits } from "@evotrainer/queue";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp, type WorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { runCli } from "../support/cli.ts";
@@ -104,7 +104,7 @@ describe("trainer arguments of a run on SSH nodes, checked by a worker with the 
     await db.membership.create({ data: { userId: user.id, organizationId: org.id, role: "approver" } });
     const connection = createProducerConnection(redisUrl);
     const producer = new Producer(connection, prefix);
-    const caller = createCallerFactory(appRouter)(createContext({ db, headers: new Headers(), sessionUserId: async () => user.id, producer: () => producer }));
+    const caller = createCallerFactory(appRouter)(createContext({ db, headers: new Headers(), sessionUserId: async () => user.id, producer: () => producer, trainerArgsWaits: trainerArgsWaits({ EVO_TRAINER_CHECK_PICKUP_S: 300 }) }));
     try {
       const refused = await caller.run.create({ config: sshRun("api-typo", { python: TRL_PYTHON, args: { num_generation: 4 } }), organizationId: org.id }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(TRPCError);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { databaseEnvSchema, loadEnv, webhookAllowList } from "@evotrainer/db";
-import { redisEnvSchema } from "@evotrainer/queue";
+import { redisEnvSchema, trainerArgsEnvSchema } from "@evotrainer/queue";
 
 const authEnvSchema = z.object({
   // Signs session cookies. Unset: a random one is generated once and kept in .evotrainer/ (gitignored).
@@ -20,4 +20,4 @@ const authEnvSchema = z.object({
     }),
 });
 
-export const env = loadEnv(databaseEnvSchema.extend(redisEnvSchema.shape).extend(authEnvSchema.shape), process.env, "web");
+export const env = loadEnv(databaseEnvSchema.extend(redisEnvSchema.shape).extend(trainerArgsEnvSchema.shape).extend(authEnvSchema.shape), process.env, "web");

@@ -4,7 +4,7 @@ import superjson from "superjson";
 import { z, ZodError } from "zod";
 import type { Database, Role } from "@evotrainer/db";
 import type { IngestPool } from "@evotrainer/db/ingest";
-import type { Producer } from "@evotrainer/queue";
+import type { AskWaits, Producer } from "@evotrainer/queue";
 import type { Principal } from "./auth/principal.ts";
 import { resolvePrincipal } from "./auth/resolve-principal.ts";
 import { badString, type RawTextFields } from "./input/bad-string.ts";
@@ -28,6 +28,8 @@ export interface ContextDeps {
   ingestPool?: () => IngestPool;
   /** The sign-in lockout, for passwords checked outside the sign-in page (joining with an existing account). */
   passwordGuard?: PasswordGuard;
+  /** How long run.create waits for a worker to check a run's trainer arguments (EVO_TRAINER_CHECK_PICKUP_S). */
+  trainerArgsWaits?: AskWaits;
 }
 
 export interface PasswordGuard {
@@ -43,6 +45,7 @@ export interface Context {
   passwordSet: (email: string) => Promise<void>;
   passwordGuard: PasswordGuard;
   ingestPool?: () => IngestPool;
+  trainerArgsWaits?: AskWaits;
 }
 
 /** Without the web app's lockout (the CLI, tests), no account is locked and failures are not counted. */
@@ -58,6 +61,7 @@ export function createContext(deps: ContextDeps): Context {
     passwordSet: deps.passwordSet ?? (async () => {}),
     passwordGuard: deps.passwordGuard ?? NO_PASSWORD_GUARD,
     ...(deps.ingestPool ? { ingestPool: deps.ingestPool } : {}),
+    ...(deps.trainerArgsWaits ? { trainerArgsWaits: deps.trainerArgsWaits } : {}),
     principal: () =>
       (principal ??= resolvePrincipal({ db: deps.db, headers: deps.headers, shareToken: deps.shareToken ?? null, sessionUserId: deps.sessionUserId })),
   };

@@ -18,6 +18,16 @@ export type TrainerArgsAnswer = z.infer<typeof trainerArgsAnswerSchema>;
 // A worker that is up takes a question at once; a pod's scheduling and image pull may take minutes.
 export const TRAINER_ARGS_WAITS: AskWaits = { pickupMs: 15_000, answerMs: 330_000 };
 
+/**
+ * How long a run's creation (`evotrainer run`, the API's run.create) waits for a worker to take the
+ * check of its trainer arguments before it creates the run unchecked, with a warning.
+ */
+export const trainerArgsEnvSchema = z.object({
+  EVO_TRAINER_CHECK_PICKUP_S: z.coerce.number().min(1).max(600).default(TRAINER_ARGS_WAITS.pickupMs / 1_000),
+});
+
+export const trainerArgsWaits = (env: z.infer<typeof trainerArgsEnvSchema>): AskWaits => ({ ...TRAINER_ARGS_WAITS, pickupMs: env.EVO_TRAINER_CHECK_PICKUP_S * 1_000 });
+
 /** Asks a worker to check a run's trainer arguments where its jobs would run; `unchecked` when none answers in time. */
 export async function askTrainerArgs(producer: Producer, config: Record<string, unknown>, waits: AskWaits = TRAINER_ARGS_WAITS): Promise<TrainerArgsAnswer> {
   const reply = await askWorkers(producer, QueueName.TrainerArgs, { config }, waits);

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { RunConfig } from "@evotrainer/core";
 import { buildRunReport, createDatabase, createRun } from "@evotrainer/db";
-import { askTrainerArgs, createProducerConnection, Producer, QueueName, TRAINER_ARGS_WAITS, uncheckedTrainerArgsWarning } from "@evotrainer/queue";
+import { askTrainerArgs, createProducerConnection, Producer, QueueName, trainerArgsWaits, uncheckedTrainerArgsWarning } from "@evotrainer/queue";
 import { loadCliEnv } from "../env.ts";
 import { localOrganization } from "../local-organization.ts";
 import { progressLine } from "../progress.ts";
@@ -26,8 +26,7 @@ export async function runCommand(args: string[]): Promise<number> {
   try {
     await connection.connect();
     // Before the run's rows: a key the trainer would refuse at its first step refuses the run now.
-    const waits = { ...TRAINER_ARGS_WAITS, pickupMs: env.EVO_TRAINER_CHECK_PICKUP_S * 1_000 };
-    const checked = await checkTrainerArgs(file, config, () => askTrainerArgs(producer, config, waits));
+    const checked = await checkTrainerArgs(file, config, () => askTrainerArgs(producer, config, trainerArgsWaits(env)));
     if (checked) console.error(`evotrainer: ${file}: ${checked}`);
     const { runId, baseBranchId } = await createRun(db, config, { organizationId: await localOrganization(db) }, { configPath: resolve(file) });
     await producer.enqueue(QueueName.Dispatch, { runId, branchId: baseBranchId });

@@ -37,7 +37,7 @@ export const runRemoteRouter = {
   create: userProcedure.input(z.object({ config: z.unknown(), organizationId: z.string().min(1).optional() })).mutation(async ({ ctx, input }) => {
     const config = parsedRunConfig(input.config);
     const organizationId = await decidingOrganization(ctx, input.organizationId);
-    const trainerArgs = trainerArgFields(config) ? await askTrainerArgs(ctx.producer(), config) : null;
+    const trainerArgs = trainerArgFields(config) ? await askTrainerArgs(ctx.producer(), config, ctx.trainerArgsWaits) : null;
     if (trainerArgs?.verdict === "refused") {
       throw new TRPCError({ code: "BAD_REQUEST", message: `invalid run config:\n${trainerArgs.problems.map((line) => `  - ${line}`).join("\n")}` });
     }
