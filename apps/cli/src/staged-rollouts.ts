@@ -18,6 +18,3 @@ export function stagedRolloutLines(file: RunDirFile): { lines: string[]; values:
   for (const { lineNumber, raw } of file.unreadable) lines[lineNumber - 1] = raw;
   return { lines: Array.from(lines, (line) => line ?? ""), values };
 }
-
-/** The lines as one JSONL text, each ended by "\n": what a cursor over them counts bytes of. */
-export const stagedText = (lines: readonly string[]): string => lines.map((line) => `${line}\n`).join("");

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
-import { readJsonlFrom, type JsonlCursor } from "@evotrainer/contract";
-import { headHash } from "@evotrainer/db/ingest";
+import { hostname } from "node:os";
+import { sourceParts } from "@evotrainer/db/ingest";
 import { byteProgress } from "../byte-progress.ts";
 import type { ImportSink, StagedSource, SourcesIngested } from "../import-sink.ts";
-import { stagedText } from "../staged-rollouts.ts";
 import type { Credentials } from "./credentials.ts";
 import { remoteApi, remoteError, type RemoteApi } from "./remote-api.ts";
 
@@ -27,42 +23,33 @@ export function remoteImportSink(credentials: Credentials): ImportSink {
       throw remoteError(credentials.server, error);
     }
   };
-  const staging = mkdtempSync(join(tmpdir(), "evotrainer-upload-"));
-  let staged = 0;
-  /** One source, in batches from where the server's cursor stands. */
+  /** One source, in batches from where the server's cursor stands (cut as local ingest cuts its transactions). */
   async function sendSource(target: { jobId: string }, source: StagedSource) {
-    const file = join(staging, `${staged++}.jsonl`);
-    const text = stagedText(source.lines);
-    writeFileSync(file, text);
-    const size = Buffer.byteLength(text);
-    const progress = byteProgress(source.label, size);
     const ask = { jobId: target.jobId, source: source.source };
     // Where the server stands, if it read this same text that far; else from the start.
-    const resumeAt = async (saved: JsonlCursor & { headHash: string | null }) =>
-      saved.byteOffset > 0 && saved.byteOffset <= size && saved.headHash === (await headHash(file, saved.byteOffset)) ? saved : null;
-    const saved = await call((a) => a.import.cursor.query(ask));
-    let from: JsonlCursor = (await resumeAt(saved)) ?? { byteOffset: 0, lineNumber: 0 };
-    const result = { inserted: 0, duplicates: 0, quarantined: 0, rewritten: saved.byteOffset > 0 && from.byteOffset === 0 };
-    for (;;) {
-      const tail = await readJsonlFrom(file, { ...from, maxBytes: BATCH_BYTES });
-      const unreadable = from.byteOffset === 0 ? source.unreadable : [];
-      if (tail.nextOffset === from.byteOffset && unreadable.length === 0) break;
-      const next = { byteOffset: tail.nextOffset, lineNumber: tail.nextLineNumber, headHash: await headHash(file, tail.nextOffset) };
-      const lines = tail.lines.map(({ lineNumber, text, invalidUtf8 }) => ({ lineNumber, text, invalidUtf8 }));
-      const stored = await call((a) => a.import.append.mutate({ ...ask, from, next, lines, unreadable: [...unreadable] }));
+    const resumed = sourceParts(source, await call((a) => a.import.cursor.query(ask)), BATCH_BYTES);
+    const progress = byteProgress(source.label, resumed.size);
+    const result = { inserted: 0, duplicates: 0, quarantined: 0, rewritten: resumed.rewritten };
+    let parts = resumed.parts;
+    let done = parts[0]?.from.byteOffset ?? resumed.size;
+    for (let i = 0; i < parts.length; ) {
+      const part = parts[i]!;
+      const lines = part.lines.map(({ lineNumber, text, invalidUtf8 }) => ({ lineNumber, text, invalidUtf8 }));
+      const stored = await call((a) => a.import.append.mutate({ ...ask, from: part.from, next: part.next, lines, unreadable: [...(part.unreadable ?? [])] }));
       if (stored.outcome === "cursor_moved") {
         // Another upload of the same source got there first: go on from where it left off.
-        from = (await resumeAt(stored.cursor)) ?? { byteOffset: 0, lineNumber: 0 };
+        parts = sourceParts(source, stored.cursor, BATCH_BYTES).parts;
+        i = 0;
         continue;
       }
       result.inserted += stored.inserted;
       result.duplicates += stored.duplicates;
       result.quarantined += stored.quarantined;
-      from = next;
-      progress(from.byteOffset);
-      if (!tail.hasMore) break;
+      done = part.next.byteOffset;
+      progress(done);
+      i += 1;
     }
-    progress(from.byteOffset, true);
+    progress(done, true);
     return result;
   }
 
@@ -83,6 +70,6 @@ export function remoteImportSink(credentials: Credentials): ImportSink {
     },
     metrics: (target, steps) => call((a) => a.import.metrics.mutate({ jobId: target.jobId, steps: [...steps] })),
     summary: (target, sources) => call((a) => a.import.summary.query({ jobId: target.jobId, sources: [...sources] })),
-    close: async () => rmSync(staging, { recursive: true, force: true }),
+    close: async () => {},
   };
 }

@@ -3,7 +3,7 @@ export { branchLabeler } from "./branch-labeler.ts";
 export { plainCopyRollouts, type RolloutOwner } from "./copy-rollouts.ts";
 export { headHash, storedCursor, type StoredCursor } from "./file-cursor.ts";
 export { ingestLines, quarantineLines, type BadLine, type IngestBatch, type LinesBatch, type LinesOutcome } from "./ingest-lines.ts";
-export { ingestTexts, type IngestTextsOptions, type TextSource, type TextsIngested } from "./ingest-texts.ts";
+export { ingestTexts, sourceParts, type IngestTextsOptions, type SourcePart, type TextSource, type TextsIngested } from "./ingest-texts.ts";
 export { ingestRolloutFile, type IngestResult, type IngestRolloutFileInput } from "./ingest-rollout-file.ts";
 export { harnessLabeler } from "./harness-labeler.ts";
 export { createIngestPool, type IngestPool } from "./ingest-pool.ts";

@@ -27,6 +27,9 @@ export interface TextsIngested {
   rewritten: string[];
 }
 
+/** A source's lines from one cursor to the next. */
+export type SourcePart = SourceLines & Required<Pick<SourceLines, "from">>;
+
 export interface IngestTextsOptions {
   /** Bytes of lines per transaction, summed over the sources in it. */
   batchBytes?: number;
@@ -51,7 +54,7 @@ export async function ingestTexts(
   const limit = options.batchBytes ?? 4 * 1024 * 1024;
   const total: TextsIngested = { inserted: 0, duplicates: 0, quarantined: 0, rewritten: [] };
   let storing: Promise<void> = Promise.resolve();
-  let batch: { part: SourceLines; size: number }[] = [];
+  let batch: { part: SourcePart; size: number }[] = [];
   let batchBytes = 0;
 
   const store = async () => {
@@ -84,7 +87,7 @@ export async function ingestTexts(
       if (parts.rewritten) total.rewritten.push(source.source);
       for (const part of parts.parts) {
         batch.push({ part, size: parts.size });
-        batchBytes += part.next.byteOffset - (part.from?.byteOffset ?? 0);
+        batchBytes += part.next.byteOffset - part.from.byteOffset;
         if (batchBytes >= limit) await store();
       }
     }
@@ -104,11 +107,12 @@ export async function ingestTexts(
 
 /**
  * A source's lines after its cursor, cut into parts of about `limit` bytes, each with the cursor
- * after it. A source whose first bytes no longer match what its cursor read, or that is shorter,
- * starts over (rows already stored are skipped by uid). Lines the reader could not read go with
- * the first part, even when nothing else is new: quarantining them again changes nothing.
+ * before and after it: what one ingest transaction (here, or one upload to a server) takes. A
+ * source whose first bytes no longer match what its cursor read, or that is shorter, starts over
+ * (rows already stored are skipped by uid). Lines the reader could not read go with the first
+ * part, even when nothing else is new: quarantining them again changes nothing.
  */
-function sourceParts(source: TextSource, saved: StoredCursor | undefined, limit: number): { parts: SourceLines[]; size: number; rewritten: boolean } {
+export function sourceParts(source: TextSource, saved: StoredCursor | undefined, limit: number): { parts: SourcePart[]; size: number; rewritten: boolean } {
   const offsets = [0];
   for (const line of source.lines) offsets.push(offsets.at(-1)! + Buffer.byteLength(line) + 1);
   const size = offsets.at(-1)!;
@@ -121,7 +125,7 @@ function sourceParts(source: TextSource, saved: StoredCursor | undefined, limit:
     if (same) startLine = saved.lineNumber;
     else rewritten = true;
   }
-  const parts: SourceLines[] = [];
+  const parts: SourcePart[] = [];
   let from = startLine;
   while (from < source.lines.length || (parts.length === 0 && source.unreadable.length > 0)) {
     let to = Math.min(from + 1, source.lines.length);
