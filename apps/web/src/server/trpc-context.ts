@@ -7,6 +7,8 @@ import { sessionUserId } from "./auth";
 import { db, ingestPool } from "./db";
 import { getProducer } from "./producer";
 
+const waits = trainerArgsWaits(env);
+
 export function contextFor(headers: Headers, shareToken: string | null = null, requestId?: string) {
-  return createContext({ db, headers, sessionUserId, producer: getProducer, shareToken, requestId, passwordSet: clearFailures, passwordGuard: { lockedForSeconds, recordFailure }, ingestPool, trainerArgsWaits: trainerArgsWaits(env) });
+  return createContext({ db, headers, sessionUserId, producer: getProducer, shareToken, requestId, passwordSet: clearFailures, passwordGuard: { lockedForSeconds, recordFailure }, ingestPool, trainerArgsWaits: waits });
 }
