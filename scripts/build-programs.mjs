@@ -19,12 +19,13 @@ function newest(path) {
   return readdirSync(path).reduce((latest, name) => Math.max(latest, newest(join(path, name))), stat.mtimeMs);
 }
 
-/** Everything a program's bundle is made of: every workspace's sources, the lockfile, the bundler. */
+/** Everything a program's bundle is made of: every workspace's sources, the lockfile, the patches to packages, the bundler. */
 function sourcesChangedAt() {
   const workspaces = ["apps", "packages"].flatMap((dir) => readdirSync(join(root, dir)).map((name) => join(root, dir, name)));
   return Math.max(
     ...workspaces.flatMap((workspace) => [newest(join(workspace, "src")), newest(join(workspace, "package.json"))]),
     newest(join(root, "package-lock.json")),
+    newest(join(root, "patches")),
     newest(join(root, "scripts/bundle-node.mjs")),
   );
 }
