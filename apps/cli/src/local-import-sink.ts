@@ -15,19 +15,26 @@ export function localImportSink(): ImportSink {
     if (!labelers.has(branchId)) labelers.set(branchId, branchLabeler(db, branchId).then((b) => b.labeler));
     return labelers.get(branchId)!;
   };
+  async function importTargetOf(request: ImportRequest): Promise<ImportTarget> {
+    const where = { dir: request.dir, actor: "cli", ...(request.format ? { format: request.format } : {}) };
+    const { into } = request;
+    if ("branchId" in into) {
+      const { runId, config } = await branchLabeler(db, into.branchId);
+      const branch = await db.branch.findUniqueOrThrow({ where: { id: into.branchId }, select: { version: true } });
+      const job = await importJob(db, { branchId: into.branchId, externalId: `import:${request.dir}`, adapter: config.adapter, message: `imported from ${request.dir}` });
+      return { runId, branchId: into.branchId, branchVersion: branch.version, jobId: job.id, created: job.created };
+    }
+    if ("runId" in into) return importTarget(db, { ...where, runId: into.runId, ...(request.adapter ? { adapter: request.adapter } : {}) });
+    return importTarget(db, { ...where, config: into.config, organizationId: into.organizationId ?? (await localOrganization(db)) });
+  }
   return {
     destination: "this machine's database",
+    // Ready to take rollouts: the branch's labeller is compiled before the target is returned, so
+    // that a caller reading files while it waits (readAhead) reads them through that too.
     async target(request: ImportRequest): Promise<ImportTarget> {
-      const where = { dir: request.dir, actor: "cli", ...(request.format ? { format: request.format } : {}) };
-      const { into } = request;
-      if ("branchId" in into) {
-        const { runId, config } = await branchLabeler(db, into.branchId);
-        const branch = await db.branch.findUniqueOrThrow({ where: { id: into.branchId }, select: { version: true } });
-        const job = await importJob(db, { branchId: into.branchId, externalId: `import:${request.dir}`, adapter: config.adapter, message: `imported from ${request.dir}` });
-        return { runId, branchId: into.branchId, branchVersion: branch.version, jobId: job.id, created: job.created };
-      }
-      if ("runId" in into) return importTarget(db, { ...where, runId: into.runId, ...(request.adapter ? { adapter: request.adapter } : {}) });
-      return importTarget(db, { ...where, config: into.config, organizationId: into.organizationId ?? (await localOrganization(db)) });
+      const target = await importTargetOf(request);
+      await labelerOf(target.branchId);
+      return target;
     },
     async rollouts(target, sources) {
       const owner = { runId: target.runId, branchId: target.branchId, jobId: target.jobId };

@@ -7,6 +7,7 @@ import { parseAgentImportArgs } from "../agent-import-options.ts";
 import { readRunConfig } from "../config-files.ts";
 import type { StagedSource } from "../import-sink.ts";
 import { openImportSink } from "../open-import-sink.ts";
+import { readAhead } from "../read-ahead.ts";
 import { openHandsAttemptsIn, type OpenHandsAttempts } from "../openhands-attempts.ts";
 import { stagedRolloutLines } from "../staged-rollouts.ts";
 import { readSwebenchReports, readTrajectoryFile, reportsBeside, trajectoryFiles } from "../trajectory-source.ts";
@@ -48,11 +49,6 @@ export async function importAgentCommand(args: string[]): Promise<number> {
 
   const sink = openImportSink();
   try {
-    const into = options.run ? { runId: options.run } : { config: agentRunConfig(options.config, `${options.format} ${basename(path)}`) };
-    say(`reading ${files.length} file${files.length === 1 ? "" : "s"} under ${path}${report ? `, results of ${report.results.size} instances from ${reportFilesText(report.files, path)}` : ""}`);
-    const target = await sink.target({ format: options.format, dir: path, into });
-    say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}, in ${sink.destination}`);
-
     const results = { resolved: 0, withResult: 0 };
     // Runs of the same task are one group, numbered in the order read (files by name, then lines).
     const samples = new Map<string, number>();
@@ -87,7 +83,14 @@ export async function importAgentCommand(args: string[]): Promise<number> {
         await setImmediate();
       }
     }
-    const stored = await sink.rollouts(target, staged());
+    const into = options.run ? { runId: options.run } : { config: agentRunConfig(options.config, `${options.format} ${basename(path)}`) };
+    say(`reading ${files.length} file${files.length === 1 ? "" : "s"} under ${path}${report ? `, results of ${report.results.size} instances from ${reportFilesText(report.files, path)}` : ""}`);
+    const creating = sink.target({ format: options.format, dir: path, into });
+    // The first files are read and converted while Postgres creates the run and branch.
+    const sources = readAhead(staged(), creating);
+    const target = await creating;
+    say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}, in ${sink.destination}`);
+    const stored = await sink.rollouts(target, sources);
     const rollouts = { added: stored.inserted, alreadyPresent: stored.duplicates, quarantined: stored.quarantined, ...results };
 
     const { quarantined, labels } = await sink.summary(target, files);

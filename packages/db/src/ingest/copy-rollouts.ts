@@ -69,6 +69,7 @@ export async function copyRolloutLines(client: pg.PoolClient, lines: CsvLines, i
   try {
     await copyCsv(client, `"Rollout" (${quoted})`, rows);
     await client.query("RELEASE SAVEPOINT rollouts");
+    rows.release();
     return [...ids];
   } catch (error) {
     if ((error as { code?: unknown }).code !== "23505") throw error;
@@ -77,6 +78,7 @@ export async function copyRolloutLines(client: pg.PoolClient, lines: CsvLines, i
   // Same column types as "Rollout", no constraints or defaults.
   await client.query(`CREATE TEMP TABLE IF NOT EXISTS rollout_staging AS SELECT ${quoted} FROM "Rollout" WITH NO DATA`);
   await copyCsv(client, `rollout_staging (${quoted})`, rows);
+  rows.release();
   const inserted = await client.query<{ id: string }>(
     `INSERT INTO "Rollout" (${quoted})
      SELECT ${quoted} FROM rollout_staging

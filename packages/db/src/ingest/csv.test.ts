@@ -4,6 +4,23 @@ import { csvLine, CsvLines } from "./csv.ts";
 const decode = (csv: CsvLines) => Buffer.concat([...csv.chunks()]).toString("utf8");
 
 describe("CsvLines", () => {
+  // First: the buffers the other tests release would be handed out here too.
+  it("hands a released batch's memory to the next batch, which holds only its own lines", () => {
+    const first = CsvLines.of(["1,\"one\"\n", "2,\"two\"\n"]);
+    const view = first.line(1);
+    // A view of another's bytes is not its to give away.
+    view.release();
+    const bytesOf = (csv: CsvLines) => (csv as unknown as { bytes: Buffer }).bytes;
+    const memory = bytesOf(first).buffer;
+    first.release();
+    expect(first.count).toBe(0);
+    const next = CsvLines.withCapacity(1024);
+    expect(bytesOf(next).buffer).toBe(memory);
+    next.push("3,\"three\"\n");
+    expect(decode(next)).toBe("3,\"three\"\n");
+    expect(bytesOf(CsvLines.withCapacity(1024)).buffer).not.toBe(memory);
+  });
+
   it("holds every line's UTF-8 bytes across growth and chunk boundaries, and each line alone", () => {
     // Seeded so a failure replays: ASCII, two- and three-byte characters, astral pairs, quotes,
     // and lines longer than a whole chunk.

@@ -180,8 +180,9 @@ export async function storeLines(
     // attempt's lines read after that are dropped (see claimSteps).
     const owners = await claimSteps(client, input.owner.jobId, good.map(attempted), (steps) => clearRolloutSteps(client, input.owner.branchId, steps));
     const kept = good.flatMap((line, index) => (ownedLine(owners, attempted(line)) ? [index] : []));
-    const { inserted, refused } =
-      kept.length === good.length ? await copyOrQuarantine(client, good, csv) : await copyOrQuarantine(client, kept.map((index) => good[index]!), csv.subset(kept));
+    const keptCsv = kept.length === good.length ? csv : csv.subset(kept);
+    const { inserted, refused } = await copyOrQuarantine(client, kept.length === good.length ? good : kept.map((index) => good[index]!), keptCsv);
+    if (keptCsv !== csv) keptCsv.release();
     for (const line of refused) bad[line.part]!.push(line.bad);
     for (const [index, part] of parts.entries()) await quarantineLines(client, input.owner, part.source, bad[index]!);
     const quarantined = bad.reduce((sum, lines) => sum + lines.length, 0);
@@ -191,6 +192,7 @@ export async function storeLines(
     await onBatch?.(client, stored);
     await saveCursors(client, input.owner.jobId, parts.map((part) => ({ source: part.source, cursor: part.next })));
     await client.query("COMMIT");
+    csv.release();
     return { outcome: "stored", inserted: inserted.length, duplicates: good.length - refused.length - inserted.length, quarantined };
   } catch (error) {
     await client.query("ROLLBACK");
