@@ -1,23 +1,63 @@
 import type { Rollout } from "@evotrainer/contract";
 
-// A trajectory is most of a rollout's bytes, and an import writes its JSON twice: hashed into the
-// uid, then in the rollout's line. Kept per trajectory object, it is written once.
-const trajectoryTexts = new WeakMap<object, string>();
+// A rollout's JSON is hundreds of kilobytes (its trajectory, and the fields of each message kept in
+// `extra`), and an import writes its trajectory's twice: hashed into the uid, then in the line. It
+// is written as pieces, never joined into one string: a string that large lands in V8's
+// large-object space, where making one costs far more than writing its bytes (fresh pages each time).
+const trajectoryPieces = new WeakMap<object, string[]>();
 
-/** JSON.stringify of a trajectory, computed once per trajectory object. */
-export function trajectoryJson(trajectory: readonly unknown[]): string {
-  let text = trajectoryTexts.get(trajectory);
-  if (text === undefined) {
-    text = JSON.stringify(trajectory);
-    trajectoryTexts.set(trajectory, text);
+// The rollout field by field and its trajectory turn by turn: splitting deeper costs more in small
+// strings than it saves (measured with npm run bench:import).
+const PIECE_DEPTH = 2;
+
+/** JSON.stringify(value)'s text as pieces, objects and arrays split into their entries `depth` levels down. */
+function writePieces(value: unknown, depth: number, out: string[]): void {
+  const whole = depth === 0 || value === null || typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function";
+  if (whole) {
+    // As JSON.stringify writes an array's element: what has no JSON is null.
+    out.push(JSON.stringify(value) ?? "null");
+  } else if (Array.isArray(value)) {
+    out.push("[");
+    for (const [index, item] of value.entries()) {
+      if (index > 0) out.push(",");
+      writePieces(item, depth - 1, out);
+    }
+    out.push("]");
+  } else {
+    out.push("{");
+    let first = true;
+    for (const [key, item] of Object.entries(value)) {
+      // Keys JSON.stringify leaves out.
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      out.push(`${first ? "" : ","}${JSON.stringify(key)}:`);
+      first = false;
+      writePieces(item, depth - 1, out);
+    }
+    out.push("}");
   }
-  return text;
 }
 
-/** The rollout's JSON (its trajectory last), reusing its trajectory's. */
-export function rolloutJson(rollout: Rollout): string {
-  const { trajectory, ...rest } = rollout;
-  const head = JSON.stringify(rest);
-  if (trajectory === undefined) return head;
-  return `${head.slice(0, -1)}${head === "{}" ? "" : ","}"trajectory":${trajectoryJson(trajectory)}}`;
+/** The pieces JSON.stringify(trajectory) is made of, computed once per trajectory object. */
+export function trajectoryJsonPieces(trajectory: readonly unknown[]): string[] {
+  let pieces = trajectoryPieces.get(trajectory);
+  if (pieces === undefined) {
+    pieces = [];
+    writePieces(trajectory, PIECE_DEPTH - 1, pieces);
+    trajectoryPieces.set(trajectory, pieces);
+  }
+  return pieces;
 }
+
+/** The pieces of the rollout's JSON, its trajectory last. */
+export function rolloutJsonPieces(rollout: Rollout): string[] {
+  const { trajectory, ...rest } = rollout;
+  const pieces: string[] = [];
+  writePieces(rest, PIECE_DEPTH, pieces);
+  if (trajectory === undefined) return pieces;
+  pieces.pop();
+  pieces.push(pieces.length === 1 ? `"trajectory":` : `,"trajectory":`, ...trajectoryJsonPieces(trajectory), "}");
+  return pieces;
+}
+
+/** The pieces concatenated as a rope, which V8 copies into one string only when its characters are read. */
+export const ropeOf = (pieces: readonly string[]): string => pieces.reduce((rope, piece) => rope + piece, "");

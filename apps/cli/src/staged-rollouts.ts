@@ -1,20 +1,25 @@
-import { rolloutJson } from "./rollout-json.ts";
+import { rolloutJsonPieces, ropeOf } from "./rollout-json.ts";
 import type { RunDirFile } from "./run-dir-source.ts";
 
 /**
  * A trainer file's rows as contract rollouts JSONL lines that ingest can read (with the rows they are
- * the JSON of), every row on the line it had in the trainer's file: an unreadable line is kept as it
- * was (ingest quarantines it as invalid JSON), and lines with nothing are left empty, so ingest's
- * quarantined line numbers are the trainer file's and a person can open it there.
+ * the JSON of, and the pieces each line is made of), every row on the line it had in the trainer's
+ * file: an unreadable line is kept as it was (ingest quarantines it as invalid JSON), and lines with
+ * nothing are left empty, so ingest's quarantined line numbers are the trainer file's and a person
+ * can open it there.
  */
-export function stagedRolloutLines(file: RunDirFile): { lines: string[]; values: unknown[] } {
+export function stagedRolloutLines(file: RunDirFile): { lines: string[]; values: unknown[]; pieces: (string[] | undefined)[] } {
   const lines: string[] = [];
-  // Ingest validates the rows themselves rather than parsing their JSON again.
+  // Ingest validates the rows themselves rather than parsing their JSON again, and measures the
+  // lines from their pieces rather than reading them (see TextSource.pieces).
   const values: unknown[] = [];
+  const pieces: (string[] | undefined)[] = [];
   for (const { lineNumber, rollout } of file.rows) {
-    lines[lineNumber - 1] = rolloutJson(rollout);
+    const json = rolloutJsonPieces(rollout);
+    lines[lineNumber - 1] = ropeOf(json);
     values[lineNumber - 1] = rollout;
+    pieces[lineNumber - 1] = json;
   }
   for (const { lineNumber, raw } of file.unreadable) lines[lineNumber - 1] = raw;
-  return { lines: Array.from(lines, (line) => line ?? ""), values };
+  return { lines: Array.from(lines, (line) => line ?? ""), values, pieces };
 }

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { AGENT_FORMATS, agentRolloutOf, openHandsAttempt, openHandsEvalResults, parseSwebenchReport, shortHash, TrajectoryShapeError, type AgentFormat, type SwebenchResult } from "@evotrainer/adapters";
+import { AGENT_FORMATS, agentRolloutOf, openHandsAttempt, openHandsEvalResults, parseSwebenchReport, shortHash, shortHashOfPieces, TrajectoryShapeError, type AgentFormat, type SwebenchResult } from "@evotrainer/adapters";
 import type { Rollout } from "@evotrainer/contract";
-import { trajectoryJson } from "./rollout-json.ts";
+import { trajectoryJsonPieces } from "./rollout-json.ts";
 import type { RunDirFile } from "./run-dir-source.ts";
 
 const RAW_CHARS = 2_000;
@@ -53,7 +53,7 @@ export function trajectoryFiles(format: AgentFormat, path: string): string[] {
  * same. Results joined from a report are not hashed: importing again with `--report` finds the same rows.
  */
 export const trajectoryUid = (rollout: Pick<Rollout, "taskId" | "trajectory">, attempt?: number): string =>
-  `${rollout.taskId}${attempt === undefined ? "" : `/attempt-${attempt}`}@${shortHash(rollout.trajectory ? trajectoryJson(rollout.trajectory) : JSON.stringify(rollout.trajectory))}`;
+  `${rollout.taskId}${attempt === undefined ? "" : `/attempt-${attempt}`}@${rollout.trajectory ? shortHashOfPieces(trajectoryJsonPieces(rollout.trajectory)) : shortHash(JSON.stringify(rollout.trajectory))}`;
 
 function readText(file: string): string {
   const bytes = readFileSync(file);

@@ -10,3 +10,15 @@ export function shortHash(...parts: readonly (string | number)[]): string {
   for (const part of parts) hash.update(`${typeof part}:${String(part).length}:${String(part)}\u0000`);
   return hash.digest("hex").slice(0, 16);
 }
+
+/**
+ * shortHash of the text `pieces` make, without making it: a trajectory's JSON is hundreds of
+ * kilobytes, and each string that large costs the heap far more than its pieces do.
+ */
+export function shortHashOfPieces(pieces: readonly string[]): string {
+  const hash = createHash("sha256");
+  hash.update(`string:${pieces.reduce((sum, piece) => sum + piece.length, 0)}:`);
+  for (const piece of pieces) hash.update(piece);
+  hash.update("\u0000");
+  return hash.digest("hex").slice(0, 16);
+}

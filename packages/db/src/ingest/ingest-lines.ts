@@ -31,8 +31,11 @@ export interface BadLine {
   raw: string;
 }
 
-/** A line to ingest; `value`, when given, is what its text is the JSON of, validated instead of parsing the text again. */
-export type IngestLine = Pick<JsonlLine, "lineNumber" | "text" | "invalidUtf8"> & { value?: unknown };
+/**
+ * A line to ingest; `value`, when given, is what its text is the JSON of, validated instead of parsing
+ * the text again; `escapes`, when given, whether the text holds a `\u` escape, so that it is not read.
+ */
+export type IngestLine = Pick<JsonlLine, "lineNumber" | "text" | "invalidUtf8"> & { value?: unknown; escapes?: boolean };
 
 export interface LinesBatch {
   lines: readonly IngestLine[];
@@ -121,7 +124,7 @@ export async function prepareLines(input: IngestInput, ...parts: SourceLines[]):
     for (const { part, line } of lines.slice(start, start + PREPARE_SLICE)) {
       const parsed = line.value === undefined ? parseJsonlLine(line.text, rolloutSchema) : validJsonValue(line.value, rolloutSchema);
       if (parsed.ok) {
-        const rollout = storableRollout(parsed.value, line.text, line.invalidUtf8);
+        const rollout = storableRollout(parsed.value, line.escapes ?? line.text.includes("\\u"), line.invalidUtf8);
         good.push({ part, lineNumber: line.lineNumber, text: line.text, rollout });
         slice.push(rollout);
       } else bad[part]!.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });

@@ -15,6 +15,12 @@ export interface TextSource {
   lines: readonly string[];
   /** Where the caller wrote the lines from values: value i is what line i is the JSON of (JSON.stringify's input). */
   values?: readonly unknown[];
+  /**
+   * Where the caller built a line from pieces (a rollout around its trajectory's turns): piece list i
+   * is what line i joins. The line is measured and read from them, never itself: it is left a rope,
+   * since reading one character of a joined line of hundreds of kilobytes copies it whole.
+   */
+  pieces?: readonly (readonly string[] | undefined)[];
   /** Lines a reader could not read at all, quarantined with its reason (their lines here are empty). */
   unreadable: readonly BadLine[];
 }
@@ -114,9 +120,9 @@ export async function ingestTexts(
  */
 export function sourceParts(source: TextSource, saved: StoredCursor | undefined, limit: number): { parts: SourcePart[]; size: number; rewritten: boolean } {
   const offsets = [0];
-  for (const line of source.lines) offsets.push(offsets.at(-1)! + Buffer.byteLength(line) + 1);
+  for (const [index, line] of source.lines.entries()) offsets.push(offsets.at(-1)! + lineBytes(line, source.pieces?.[index]) + 1);
   const size = offsets.at(-1)!;
-  const head = headOf(source.lines);
+  const head = headOf(source);
   const hashAt = (byteOffset: number) => headBytesHash(head.subarray(0, byteOffset));
   let startLine = 0;
   let rewritten = false;
@@ -132,12 +138,17 @@ export function sourceParts(source: TextSource, saved: StoredCursor | undefined,
     while (to < source.lines.length && offsets[to]! - offsets[from]! < limit) to += 1;
     const lines: IngestLine[] = [];
     for (let index = from; index < to; index++) {
+      const pieces = source.pieces?.[index];
+      const value = source.values?.[index];
+      if (pieces) {
+        lines.push({ lineNumber: index + 1, text: source.lines[index]!, invalidUtf8: false, escapes: pieces.some(hasEscape), ...(value === undefined ? {} : { value }) });
+        continue;
+      }
       let text = source.lines[index]!;
       if (text.endsWith("\r")) text = text.slice(0, -1);
       // Some Windows tools start UTF-8 files with a byte-order mark; it is not part of the JSON.
       if (index === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (text.trim() === "") continue;
-      const value = source.values?.[index];
       lines.push({ lineNumber: index + 1, text, invalidUtf8: false, ...(value === undefined ? {} : { value }) });
     }
     parts.push({
@@ -152,13 +163,29 @@ export function sourceParts(source: TextSource, saved: StoredCursor | undefined,
   return { parts, size, rewritten };
 }
 
+const lineBytes = (line: string, pieces: readonly string[] | undefined) =>
+  pieces ? pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0) : Buffer.byteLength(line);
+
+const hasEscape = (text: string) => text.includes("\\u");
+
+/** The first `chars` characters of a line (fewer if it is shorter), reading only the pieces they lie in. */
+function lineStart(line: string, pieces: readonly string[] | undefined, chars: number): string {
+  if (!pieces) return line.slice(0, chars);
+  let start = "";
+  for (const piece of pieces) {
+    if (start.length >= chars) break;
+    start += piece.slice(0, chars - start.length);
+  }
+  return start;
+}
+
 /** The text's first HEAD_BYTES bytes (or all of it), which cursors hash. */
-function headOf(lines: readonly string[]): Buffer {
+function headOf(source: TextSource): Buffer {
   // One character more than the bytes needed: never cut between the halves of a surrogate pair.
   let text = "";
-  for (const line of lines) {
+  for (const [index, line] of source.lines.entries()) {
     if (text.length > HEAD_BYTES) break;
-    text += `${line.slice(0, HEAD_BYTES + 1 - text.length)}\n`;
+    text += `${lineStart(line, source.pieces?.[index], HEAD_BYTES + 1 - text.length)}\n`;
   }
   return Buffer.from(text.slice(0, HEAD_BYTES + 1)).subarray(0, HEAD_BYTES);
 }

@@ -29,13 +29,13 @@ function storableValue(value: unknown, found: Set<SanitizedKind>): unknown {
 /**
  * The rollout as Postgres can store it: NUL becomes the visible text `\u0000`, an unpaired surrogate
  * becomes U+FFFD, and what was changed (with bytes that were not UTF-8 in the file) is listed in
- * `extra.sanitized` so the rollout is flagged rather than lost or aborting its batch. `lineText` is the
- * raw JSON line: only a line holding a `\u` escape can carry either, so the common case costs one scan.
+ * `extra.sanitized` so the rollout is flagged rather than lost or aborting its batch. Only a JSON line
+ * holding a `\u` escape (`escaped`) can carry either, so the common case costs one scan of its text.
  */
-export function storableRollout(rollout: Rollout, lineText: string, invalidUtf8: boolean): Rollout {
+export function storableRollout(rollout: Rollout, escaped: boolean, invalidUtf8: boolean): Rollout {
   const found = new Set<SanitizedKind>();
   if (invalidUtf8) found.add("invalid_utf8");
-  const clean = lineText.includes("\\u") ? (storableValue(rollout, found) as Rollout) : rollout;
+  const clean = escaped ? (storableValue(rollout, found) as Rollout) : rollout;
   if (found.size === 0) return rollout;
   return { ...clean, extra: { ...clean.extra, sanitized: [...found].sort() } };
 }
