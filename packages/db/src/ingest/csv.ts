@@ -24,11 +24,13 @@ const CHUNK_BYTES = 256 * 1024;
 
 /**
  * Buffers of batches stored, for the next batches to encode into: fresh memory of this size costs a
- * page fault per 4 KB on first touch, which on a VM cost more than encoding the lines (0.3 s of an
- * import of 56 MB). A few are kept, not more: an import holds two batches at a time.
+ * page fault per 4 KB on first touch, and on the VMs CI runs on, writing lines into it took 8× as long
+ * as into memory written before. A few are kept, not more: an import holds two batches at a time.
  */
 const spare: Buffer[] = [];
 const SPARE_BUFFERS = 4;
+// A batch of one huge line is rare: its buffer is not kept for the life of a server.
+const SPARE_BUFFER_BYTES = 32 * 1024 * 1024;
 
 /** The smallest spare buffer that holds `bytes`, else a new one. */
 function bufferOf(bytes: number): Buffer {
@@ -40,6 +42,7 @@ function bufferOf(bytes: number): Buffer {
 }
 
 function spareBuffer(buffer: Buffer): void {
+  if (buffer.length > SPARE_BUFFER_BYTES) return;
   if (spare.length < SPARE_BUFFERS) spare.push(buffer);
   else {
     // Keep the largest: a smaller batch fits in them, a larger one would allocate again.
