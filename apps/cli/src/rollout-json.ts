@@ -48,12 +48,12 @@ export function trajectoryJsonPieces(trajectory: readonly unknown[]): string[] {
   return pieces;
 }
 
-/** The pieces of the rollout's JSON, its trajectory last. */
+/** The pieces of the rollout's JSON, its trajectory last; one piece for a rollout without one (a trainer's row, small). */
 export function rolloutJsonPieces(rollout: Rollout): string[] {
   const { trajectory, ...rest } = rollout;
+  if (trajectory === undefined) return [JSON.stringify(rest)];
   const pieces: string[] = [];
   writePieces(rest, PIECE_DEPTH, pieces);
-  if (trajectory === undefined) return pieces;
   pieces.pop();
   pieces.push(pieces.length === 1 ? `"trajectory":` : `,"trajectory":`, ...trajectoryJsonPieces(trajectory), "}");
   return pieces;
