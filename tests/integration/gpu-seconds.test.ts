@@ -9,6 +9,7 @@ import { runConfigSchema } from "@evotrainer/core";
 import { createDatabase } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
+import { untilRunSettled } from "../support/stop-run.ts";
 import { until } from "../support/until.ts";
 import { enqueueRun, killWorker, startWorkerProcess } from "../support/worker-process.ts";
 
@@ -72,13 +73,15 @@ describe("GPU-seconds are the job's own time", () => {
     const wallTime = (ended.finishedAt!.getTime() - ended.startedAt!.getTime()) / 1000;
     expect(wallTime).toBeGreaterThan(ended.gpuSeconds);
     console.log(`job clock ${ownRuntime.toFixed(3)} s, charged ${ended.gpuSeconds.toFixed(3)} s, control-plane wall time ${wallTime.toFixed(3)} s`);
+    // Its later jobs are detached from the worker: left running, they would write into the directory removed after the tests.
+    await untilRunSettled(db, runId);
   }, 300_000);
 
   it("a trainer whose heartbeat carries no startedAt is charged its process's own time (the wrapper's start and exit records), across a worker SIGKILL and restart", async () => {
     // The last test's worker would drive this run too.
     for (const w of workers) await killWorker(w);
     // The gym as a contract trainer that does not track its own start: its beats leave `startedAt` out.
-    const { baseBranchId } = await enqueueRun(db, redisUrl, prefix, { ...config, name: "gpu seconds without a start", trainer: { ...config.trainer, heartbeatStartedAt: false } });
+    const { runId, baseBranchId } = await enqueueRun(db, redisUrl, prefix, { ...config, name: "gpu seconds without a start", trainer: { ...config.trainer, heartbeatStartedAt: false } });
 
     const stopped = join(scratch, "failpoint-process");
     const first = startWorkerProcess({ databaseUrl: database.url, redisUrl, prefix, jobsDir, logFile: join(scratch, "worker-3.log"), failpoint: { spec: "monitor:training:1", file: stopped } });
@@ -108,5 +111,6 @@ describe("GPU-seconds are the job's own time", () => {
     const wallTime = (ended.finishedAt!.getTime() - ended.startedAt!.getTime()) / 1000;
     expect(wallTime).toBeGreaterThan(ended.gpuSeconds);
     console.log(`process time ${ownRuntime.toFixed(3)} s, charged ${ended.gpuSeconds.toFixed(3)} s, control-plane wall time ${wallTime.toFixed(3)} s`);
+    await untilRunSettled(db, runId);
   }, 300_000);
 });

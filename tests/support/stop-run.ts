@@ -11,7 +11,12 @@ type RunStopper = { runControl: { stop(input: { runId: string; sealed: boolean }
  */
 export async function stopRunAndSettle(db: Database, api: RunStopper, runId: string): Promise<void> {
   await api.runControl.stop({ runId, sealed: false });
-  await until("the run stopped with no job left running", async () => {
+  await untilRunSettled(db, runId);
+}
+
+/** Waits, while a worker drives the run, until it has ended and none of its jobs (the sealed evaluation's included) runs. */
+export async function untilRunSettled(db: Database, runId: string): Promise<void> {
+  await until("the run ended with no job left running", async () => {
     const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
     if (!isSettledRun(run.status)) return false;
     return (await db.job.count({ where: { branch: { runId }, state: { in: [...ACTIVE_JOB_STATES] } } })) === 0;
