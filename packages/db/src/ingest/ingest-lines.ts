@@ -6,7 +6,7 @@ import { pendingLabels, writeBatchLabels, type BatchLabeler, type PendingLabel }
 import { copyRolloutLines, rolloutCsvLine, rolloutIds, type RolloutOwner } from "./copy-rollouts.ts";
 import { CsvLines } from "./csv.ts";
 import { saveCursors, storedCursor, type StoredCursor } from "./file-cursor.ts";
-import { storableRollout } from "./sanitize-text.ts";
+import { mayHoldUnstorable, storableRollout } from "./sanitize-text.ts";
 import { addToStepAggregates } from "./step-aggregates.ts";
 import { claimSteps, clearRolloutSteps, newestAttempts, ownedLine, type AttemptedLine } from "./step-attempts.ts";
 
@@ -33,7 +33,7 @@ export interface BadLine {
 
 /**
  * A line to ingest; `value`, when given, is what its text is the JSON of, validated instead of parsing
- * the text again; `escapes`, when given, whether the text holds a `\u` escape, so that it is not read.
+ * the text again; `escapes`, when given, whether `mayHoldUnstorable` holds for the text, so that it is not read.
  */
 export type IngestLine = Pick<JsonlLine, "lineNumber" | "text" | "invalidUtf8"> & { value?: unknown; escapes?: boolean };
 
@@ -124,7 +124,7 @@ export async function prepareLines(input: IngestInput, ...parts: SourceLines[]):
     for (const { part, line } of lines.slice(start, start + PREPARE_SLICE)) {
       const parsed = line.value === undefined ? parseJsonlLine(line.text, rolloutSchema) : validJsonValue(line.value, rolloutSchema);
       if (parsed.ok) {
-        const rollout = storableRollout(parsed.value, line.escapes ?? line.text.includes("\\u"), line.invalidUtf8);
+        const rollout = storableRollout(parsed.value, line.escapes ?? mayHoldUnstorable(line.text), line.invalidUtf8);
         good.push({ part, lineNumber: line.lineNumber, text: line.text, rollout });
         slice.push(rollout);
       } else bad[part]!.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });

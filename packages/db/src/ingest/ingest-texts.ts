@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { HEAD_BYTES, headBytesHash, storedCursors, type StoredCursor } from "./file-cursor.ts";
 import { prepareLines, storeLines, type BadLine, type IngestInput, type IngestLine, type SourceLines } from "./ingest-lines.ts";
+import { mayHoldUnstorable } from "./sanitize-text.ts";
 
 /**
  * A JSONL text held in memory (a converted trajectory file, a trainer's rows, a file read whole):
@@ -141,7 +142,7 @@ export function sourceParts(source: TextSource, saved: StoredCursor | undefined,
       const pieces = source.pieces?.[index];
       const value = source.values?.[index];
       if (pieces) {
-        lines.push({ lineNumber: index + 1, text: source.lines[index]!, invalidUtf8: false, escapes: pieces.some(hasEscape), ...(value === undefined ? {} : { value }) });
+        lines.push({ lineNumber: index + 1, text: source.lines[index]!, invalidUtf8: false, escapes: pieces.some(mayHoldUnstorable), ...(value === undefined ? {} : { value }) });
         continue;
       }
       let text = source.lines[index]!;
@@ -165,8 +166,6 @@ export function sourceParts(source: TextSource, saved: StoredCursor | undefined,
 
 const lineBytes = (line: string, pieces: readonly string[] | undefined) =>
   pieces ? pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0) : Buffer.byteLength(line);
-
-const hasEscape = (text: string) => text.includes("\\u");
 
 /** The first `chars` characters of a line (fewer if it is shorter), reading only the pieces they lie in. */
 function lineStart(line: string, pieces: readonly string[] | undefined, chars: number): string {
