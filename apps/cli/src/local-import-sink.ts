@@ -39,7 +39,7 @@ export function localImportSink(): ImportSink {
     async rollouts(target, sources) {
       const owner = { runId: target.runId, branchId: target.branchId, jobId: target.jobId };
       const labeler = await labelerOf(target.branchId);
-      // A progress line per source as its rows commit, redrawn in place.
+      // Progress per source as its rows commit.
       const labels = new Map<string, string>();
       async function* labelled() {
         for await (const source of sources) {
@@ -47,14 +47,11 @@ export function localImportSink(): ImportSink {
           yield source;
         }
       }
-      let shown = false;
+      const progress = byteProgress();
       const result = await ingestTexts(pool, { owner, labeler, keepText: () => true }, labelled(), {
-        onStored: ({ source, byteOffset, size }) => {
-          byteProgress(labels.get(source) ?? source, size)(byteOffset);
-          shown = true;
-        },
+        onStored: ({ source, byteOffset, size }) => progress.show(labels.get(source) ?? source, byteOffset, size),
       });
-      if (shown) process.stderr.write("\n");
+      progress.end();
       return result;
     },
     metrics: (target, steps) => writeTrainerMetrics(pool, target.branchId, steps),

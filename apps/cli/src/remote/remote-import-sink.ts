@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { sourceParts } from "@evotrainer/db/ingest";
-import { byteProgress } from "../byte-progress.ts";
+import { byteProgress, type ByteProgress } from "../byte-progress.ts";
 import type { ImportSink, StagedSource, SourcesIngested } from "../import-sink.ts";
 import type { Credentials } from "./credentials.ts";
 import { remoteApi, remoteError, type RemoteApi } from "./remote-api.ts";
@@ -24,14 +24,12 @@ export function remoteImportSink(credentials: Credentials): ImportSink {
     }
   };
   /** One source, in batches from where the server's cursor stands (cut as local ingest cuts its transactions). */
-  async function sendSource(target: { jobId: string }, source: StagedSource) {
+  async function sendSource(target: { jobId: string }, source: StagedSource, progress: ByteProgress) {
     const ask = { jobId: target.jobId, source: source.source };
     // Where the server stands, if it read this same text that far; else from the start.
     const resumed = sourceParts(source, await call((a) => a.import.cursor.query(ask)), BATCH_BYTES);
-    const progress = byteProgress(source.label, resumed.size);
     const result = { inserted: 0, duplicates: 0, quarantined: 0, rewritten: resumed.rewritten };
     let parts = resumed.parts;
-    let done = parts[0]?.from.byteOffset ?? resumed.size;
     for (let i = 0; i < parts.length; ) {
       const part = parts[i]!;
       const lines = part.lines.map(({ lineNumber, text, invalidUtf8 }) => ({ lineNumber, text, invalidUtf8 }));
@@ -45,11 +43,11 @@ export function remoteImportSink(credentials: Credentials): ImportSink {
       result.inserted += stored.inserted;
       result.duplicates += stored.duplicates;
       result.quarantined += stored.quarantined;
-      done = part.next.byteOffset;
-      progress(done);
+      if (part.next.byteOffset < resumed.size) progress.show(source.label, part.next.byteOffset, resumed.size);
       i += 1;
     }
-    progress(done, true);
+    // Read to its end, by this upload or by another that moved the cursor.
+    progress.show(source.label, resumed.size, resumed.size);
     return result;
   }
 
@@ -59,13 +57,15 @@ export function remoteImportSink(credentials: Credentials): ImportSink {
     target: (request) => call((a) => a.import.begin.mutate({ ...request, dir: `${hostname()}:${request.dir}` })),
     async rollouts(target, sources) {
       const total: SourcesIngested = { inserted: 0, duplicates: 0, quarantined: 0, rewritten: [] };
+      const progress = byteProgress();
       for await (const source of sources) {
-        const one = await sendSource(target, source);
+        const one = await sendSource(target, source, progress);
         total.inserted += one.inserted;
         total.duplicates += one.duplicates;
         total.quarantined += one.quarantined;
         if (one.rewritten) total.rewritten.push(source.source);
       }
+      progress.end();
       return total;
     },
     metrics: (target, steps) => call((a) => a.import.metrics.mutate({ jobId: target.jobId, steps: [...steps] })),
