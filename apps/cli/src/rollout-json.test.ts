@@ -15,11 +15,14 @@ const rollout: Rollout = {
 };
 
 describe("rollout JSON pieces", () => {
-  it("join into exactly JSON.stringify's text, the trajectory last", () => {
+  it("join into exactly JSON.stringify's text, the trajectory last, with the pieces of its trajectory and extra", () => {
     const { trajectory, ...rest } = rollout;
-    expect(rolloutJsonPieces(rollout).join("")).toBe(JSON.stringify({ ...rest, trajectory }));
-    expect(ropeOf(rolloutJsonPieces(rollout))).toBe(JSON.stringify({ ...rest, trajectory }));
+    const { pieces, fields } = rolloutJsonPieces(rollout);
+    expect(pieces.join("")).toBe(JSON.stringify({ ...rest, trajectory }));
+    expect(ropeOf(pieces)).toBe(JSON.stringify({ ...rest, trajectory }));
     expect(trajectoryJsonPieces(rollout.trajectory!).join("")).toBe(JSON.stringify(rollout.trajectory));
+    expect(fields.trajectory!.join("")).toBe(JSON.stringify(rollout.trajectory));
+    expect(fields.extra!.join("")).toBe(JSON.stringify(rollout.extra));
   });
 
   it("hash as the joined text would, so uids stay what earlier imports stored", () => {
@@ -30,7 +33,8 @@ describe("rollout JSON pieces", () => {
 
   it("write a rollout without a trajectory, or with nothing but one, as JSON.stringify does", () => {
     const { trajectory, ...rest } = rollout;
-    expect(rolloutJsonPieces(rest as Rollout).join("")).toBe(JSON.stringify(rest));
-    expect(rolloutJsonPieces({ trajectory } as Rollout).join("")).toBe(JSON.stringify({ trajectory }));
+    expect(rolloutJsonPieces(rest as Rollout).pieces.join("")).toBe(JSON.stringify(rest));
+    expect(rolloutJsonPieces({ trajectory } as Rollout).pieces.join("")).toBe(JSON.stringify({ trajectory }));
+    expect(rolloutJsonPieces({ trajectory } as Rollout).fields).toEqual({ trajectory: trajectoryJsonPieces(trajectory!) });
   });
 });

@@ -48,15 +48,29 @@ export function trajectoryJsonPieces(trajectory: readonly unknown[]): string[] {
   return pieces;
 }
 
+/** A rollout's JSON as pieces, and the pieces of its two largest fields among them. */
+export interface RolloutJson {
+  pieces: string[];
+  fields: { trajectory?: string[]; extra?: string[] };
+}
+
 /** The pieces of the rollout's JSON, its trajectory last; one piece for a rollout without one (a trainer's row, small). */
-export function rolloutJsonPieces(rollout: Rollout): string[] {
+export function rolloutJsonPieces(rollout: Rollout): RolloutJson {
   const { trajectory, ...rest } = rollout;
-  if (trajectory === undefined) return [JSON.stringify(rest)];
-  const pieces: string[] = [];
-  writePieces(rest, PIECE_DEPTH, pieces);
-  pieces.pop();
-  pieces.push(pieces.length === 1 ? `"trajectory":` : `,"trajectory":`, ...trajectoryJsonPieces(trajectory), "}");
-  return pieces;
+  if (trajectory === undefined) return { pieces: [JSON.stringify(rest)], fields: {} };
+  // writePieces of the object, field by field, keeping where `extra` lies.
+  const pieces = ["{"];
+  let extra: string[] | undefined;
+  for (const [key, item] of Object.entries(rest)) {
+    if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+    pieces.push(`${pieces.length === 1 ? "" : ","}${JSON.stringify(key)}:`);
+    const start = pieces.length;
+    writePieces(item, PIECE_DEPTH - 1, pieces);
+    if (key === "extra") extra = pieces.slice(start);
+  }
+  const turns = trajectoryJsonPieces(trajectory);
+  pieces.push(pieces.length === 1 ? `"trajectory":` : `,"trajectory":`, ...turns, "}");
+  return { pieces, fields: { trajectory: turns, ...(extra ? { extra } : {}) } };
 }
 
 /** The pieces concatenated as a rope, which V8 copies into one string only when its characters are read. */

@@ -1,4 +1,4 @@
-import { rolloutJsonPieces, ropeOf } from "./rollout-json.ts";
+import { rolloutJsonPieces, ropeOf, type RolloutJson } from "./rollout-json.ts";
 import type { RunDirFile } from "./run-dir-source.ts";
 
 /**
@@ -8,18 +8,21 @@ import type { RunDirFile } from "./run-dir-source.ts";
  * nothing are left empty, so ingest's quarantined line numbers are the trainer file's and a person
  * can open it there.
  */
-export function stagedRolloutLines(file: RunDirFile): { lines: string[]; values: unknown[]; pieces: (string[] | undefined)[] } {
+export function stagedRolloutLines(file: RunDirFile): { lines: string[]; values: unknown[]; pieces: (string[] | undefined)[]; json: RolloutJson["fields"][] } {
   const lines: string[] = [];
   // Ingest validates the rows themselves rather than parsing their JSON again, and measures the
   // lines from their pieces rather than reading them (see TextSource.pieces).
   const values: unknown[] = [];
   const pieces: (string[] | undefined)[] = [];
+  // And the JSON of its trajectory and extra, which ingest stores rather than writing them again.
+  const json: RolloutJson["fields"][] = [];
   for (const { lineNumber, rollout } of file.rows) {
-    const json = rolloutJsonPieces(rollout);
-    lines[lineNumber - 1] = ropeOf(json);
+    const written = rolloutJsonPieces(rollout);
+    lines[lineNumber - 1] = ropeOf(written.pieces);
     values[lineNumber - 1] = rollout;
-    pieces[lineNumber - 1] = json;
+    pieces[lineNumber - 1] = written.pieces;
+    json[lineNumber - 1] = written.fields;
   }
   for (const { lineNumber, raw } of file.unreadable) lines[lineNumber - 1] = raw;
-  return { lines: Array.from(lines, (line) => line ?? ""), values, pieces };
+  return { lines: Array.from(lines, (line) => line ?? ""), values, pieces, json };
 }

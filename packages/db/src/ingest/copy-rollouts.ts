@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Rollout } from "@evotrainer/contract";
-import { copyCsv, csvLine, CsvLines } from "./csv.ts";
+import { copyCsv, csvLine, csvLineParts, CsvLines, type JsonText } from "./csv.ts";
 
 export interface RolloutOwner {
   runId: string;
@@ -19,24 +19,39 @@ const quotedLine = lineColumns.map((c) => `"${c}"`).join(", ");
 /** The columns COPY fills: the id, then the line's. */
 const quoted = `"id", ${quotedLine}`;
 
-/**
- * The rollout as a CSV line of the COPY below, but its id, which is put in front once it is known;
- * without its texts unless `keepText`.
- */
-export function rolloutCsvLine(owner: RolloutOwner, rollout: Rollout, keepText: boolean): string {
-  return csvLine([
+/** JSON written before of a rollout's two largest fields, stored as it is instead of written again. */
+export interface RolloutJsonFields {
+  trajectory?: JsonText;
+  extra?: JsonText;
+}
+
+function rolloutCsvValues(owner: RolloutOwner, rollout: Rollout, keepText: boolean, json: RolloutJsonFields = {}): unknown[] {
+  return [
     owner.runId, owner.branchId, owner.jobId, rollout.split, rollout.step, rollout.taskId, rollout.groupId,
     rollout.sample, rollout.reward, rollout.rewardComponents, rollout.responseTokens, rollout.turns,
     rollout.finishReason, rollout.truncated,
     keepText ? rollout.prompt : null,
     keepText ? rollout.response : null,
-    keepText ? rollout.trajectory : null,
+    keepText ? (json.trajectory ?? rollout.trajectory) : null,
     // Encoded here, not by csvField: a string answer ("2,125", "007") must stay a JSON string.
     rollout.groundTruth === undefined ? null : JSON.stringify(rollout.groundTruth),
-    rollout.testResults, rollout.extra, rollout.uid, rollout.advantage,
+    rollout.testResults, json.extra ?? rollout.extra, rollout.uid, rollout.advantage,
     // Per-token numbers go with the text they describe.
     keepText ? rollout.tokens : null,
-  ]);
+  ];
+}
+
+/**
+ * The rollout as a CSV line of the COPY below, but its id, which is put in front once it is known;
+ * without its texts unless `keepText`.
+ */
+export function rolloutCsvLine(owner: RolloutOwner, rollout: Rollout, keepText: boolean): string {
+  return csvLine(rolloutCsvValues(owner, rollout, keepText));
+}
+
+/** rolloutCsvLine's line as parts, `json`'s fields taken as they were written (CsvLines.pushParts). */
+export function rolloutCsvParts(owner: RolloutOwner, rollout: Rollout, keepText: boolean, json: RolloutJsonFields): string[] {
+  return csvLineParts(rolloutCsvValues(owner, rollout, keepText, json));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvLine, CsvLines } from "./csv.ts";
+import { csvLine, csvLineParts, CsvLines, JsonText } from "./csv.ts";
 
 const decode = (csv: CsvLines) => Buffer.concat([...csv.chunks()]).toString("utf8");
 
@@ -47,5 +47,18 @@ describe("CsvLines", () => {
   it("is empty with no lines", () => {
     expect(CsvLines.of([]).count).toBe(0);
     expect([...CsvLines.of([]).chunks()]).toEqual([]);
+  });
+
+  it("writes a line given as parts, a JSON text among them, as the same bytes as the line written from values", () => {
+    const trajectory = [{ role: "user", content: "say \"hi\", then é 😀" }, { role: "assistant", content: "" }];
+    const pieces = ["[", JSON.stringify(trajectory[0]), ",", JSON.stringify(trajectory[1]), "]"];
+    const values = ["run", 3, null, true, trajectory, "a \"quoted\", text"];
+    const parts = csvLineParts(values.map((value) => (value === trajectory ? new JsonText(pieces) : value)));
+    expect(parts.join("")).toBe(csvLine(values));
+    const csv = CsvLines.withCapacity(8);
+    csv.push(csvLine(["before"]));
+    csv.pushParts(parts);
+    expect(decode(csv)).toBe(`${csvLine(["before"])}${csvLine(values)}`);
+    expect(csv.count).toBe(2);
   });
 });

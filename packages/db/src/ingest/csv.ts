@@ -19,6 +19,29 @@ export function csvLine(values: readonly unknown[]): string {
   return `${values.map(csvField).join(",")}\n`;
 }
 
+/** A value whose JSON text was written before, as pieces that join into it: stored without writing it again. */
+export class JsonText {
+  constructor(readonly pieces: readonly string[]) {}
+}
+
+/**
+ * csvLine's text as parts, a JsonText field as the quoted parts of its pieces: a value of hundreds of
+ * kilobytes (a trajectory) is neither written as JSON again nor made one string (see CsvLines.pushParts).
+ */
+export function csvLineParts(values: readonly unknown[]): string[] {
+  const parts: string[] = [];
+  for (const [index, value] of values.entries()) {
+    if (index > 0) parts.push(",");
+    if (value instanceof JsonText) {
+      parts.push('"');
+      for (const piece of value.pieces) parts.push(piece.includes('"') ? piece.replaceAll('"', '""') : piece);
+      parts.push('"');
+    } else parts.push(csvField(value));
+  }
+  parts.push("\n");
+  return parts;
+}
+
 /** COPY data is sent in chunks of this many bytes: one socket write each, not one per line. */
 const CHUNK_BYTES = 256 * 1024;
 
@@ -82,16 +105,26 @@ export class CsvLines {
   }
 
   push(line: string): void {
-    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
-    const needed = this.used + line.length * 3;
-    if (needed > this.bytes.length) {
-      const grown = bufferOf(Math.max(needed, this.bytes.length * 2));
-      this.bytes.copy(grown, 0, 0, this.used);
-      if (this.owned) spareBuffer(this.bytes);
-      this.bytes = grown;
-    }
+    this.reserve(line.length);
     this.used += this.bytes.write(line, this.used);
     this.ends.push(this.used);
+  }
+
+  /** One line given as parts (csvLineParts), each written in place: the line is never one string. */
+  pushParts(parts: readonly string[]): void {
+    this.reserve(parts.reduce((sum, part) => sum + part.length, 0));
+    for (const part of parts) this.used += this.bytes.write(part, this.used);
+    this.ends.push(this.used);
+  }
+
+  /** Room for `chars` UTF-16 code units more, each at most 3 bytes in UTF-8. */
+  private reserve(chars: number): void {
+    const needed = this.used + chars * 3;
+    if (needed <= this.bytes.length) return;
+    const grown = bufferOf(Math.max(needed, this.bytes.length * 2));
+    this.bytes.copy(grown, 0, 0, this.used);
+    if (this.owned) spareBuffer(this.bytes);
+    this.bytes = grown;
   }
 
   /** Line `index` alone, sharing these bytes. */

@@ -3,9 +3,10 @@ import type pg from "pg";
 import { parseJsonlLine, rolloutSchema, validJsonValue, type JsonlCursor, type JsonlLine, type Rollout } from "@evotrainer/contract";
 import type { Label } from "@evotrainer/core";
 import { pendingLabels, writeBatchLabels, type BatchLabeler, type PendingLabel } from "./batch-labels.ts";
-import { copyRolloutLines, rolloutCsvLine, rolloutIds, type RolloutOwner } from "./copy-rollouts.ts";
-import { CsvLines } from "./csv.ts";
+import { copyRolloutLines, rolloutCsvLine, rolloutCsvParts, rolloutIds, type RolloutJsonFields, type RolloutOwner } from "./copy-rollouts.ts";
+import { CsvLines, JsonText } from "./csv.ts";
 import { saveCursors, storedCursor, type StoredCursor } from "./file-cursor.ts";
+import { sameJson } from "./same-json.ts";
 import { mayHoldUnstorable, storableRollout } from "./sanitize-text.ts";
 import { addToStepAggregates } from "./step-aggregates.ts";
 import { claimSteps, clearRolloutSteps, newestAttempts, ownedLine, type AttemptedLine } from "./step-attempts.ts";
@@ -33,9 +34,15 @@ export interface BadLine {
 
 /**
  * A line to ingest; `value`, when given, is what its text is the JSON of, validated instead of parsing
- * the text again; `escapes`, when given, whether `mayHoldUnstorable` holds for the text, so that it is not read.
+ * the text again; `escapes`, when given, whether `mayHoldUnstorable` holds for the text, so that it is
+ * not read; `json`, when given, the JSON of the value's largest fields as pieces of its text, stored as
+ * they are when validation leaves those fields as they were.
  */
-export type IngestLine = Pick<JsonlLine, "lineNumber" | "text" | "invalidUtf8"> & { value?: unknown; escapes?: boolean };
+export type IngestLine = Pick<JsonlLine, "lineNumber" | "text" | "invalidUtf8"> & {
+  value?: unknown;
+  escapes?: boolean;
+  json?: { trajectory?: readonly string[]; extra?: readonly string[] };
+};
 
 export interface LinesBatch {
   lines: readonly IngestLine[];
@@ -71,6 +78,8 @@ interface Line {
   lineNumber: number;
   text: string;
   rollout: Rollout;
+  /** The JSON of its fields that is stored as the line gave it. */
+  json?: RolloutJsonFields;
 }
 
 const attempted = ({ rollout }: Line): AttemptedLine => ({ stream: rollout.split, step: rollout.step, attempt: rollout.attempt });
@@ -125,7 +134,8 @@ export async function prepareLines(input: IngestInput, ...parts: SourceLines[]):
       const parsed = line.value === undefined ? parseJsonlLine(line.text, rolloutSchema) : validJsonValue(line.value, rolloutSchema);
       if (parsed.ok) {
         const rollout = storableRollout(parsed.value, line.escapes ?? mayHoldUnstorable(line.text), line.invalidUtf8);
-        good.push({ part, lineNumber: line.lineNumber, text: line.text, rollout });
+        const json = rollout === parsed.value ? writtenJson(line, rollout) : undefined;
+        good.push({ part, lineNumber: line.lineNumber, text: line.text, rollout, ...(json ? { json } : {}) });
         slice.push(rollout);
       } else bad[part]!.push({ lineNumber: line.lineNumber, reason: parsed.reason, raw: line.text.slice(0, RAW_SNIPPET_CHARS) });
     }
@@ -153,10 +163,24 @@ export async function prepareLines(input: IngestInput, ...parts: SourceLines[]):
   // A row is about as long as its JSON line.
   const csv = CsvLines.withCapacity(Math.ceil(good.reduce((sum, g) => sum + g.text.length, 0) * 1.1));
   for (let start = 0; start < good.length; start += PREPARE_SLICE) {
-    for (const { rollout } of good.slice(start, start + PREPARE_SLICE)) csv.push(rolloutCsvLine(input.owner, rollout, flagged.has(rollout.uid) || input.keepText(rollout)));
+    for (const { rollout, json } of good.slice(start, start + PREPARE_SLICE)) {
+      const keepText = flagged.has(rollout.uid) || input.keepText(rollout);
+      if (json) csv.pushParts(rolloutCsvParts(input.owner, rollout, keepText, json));
+      else csv.push(rolloutCsvLine(input.owner, rollout, keepText));
+    }
     await setImmediate();
   }
   return { parts, good, csv, bad, labels };
+}
+
+/** The line's JSON of the rollout's fields that validation left as the line gave them. */
+function writtenJson(line: IngestLine, rollout: Rollout): RolloutJsonFields | undefined {
+  if (!line.json || line.value === undefined) return undefined;
+  const given = line.value as Partial<Rollout>;
+  const json: RolloutJsonFields = {};
+  if (line.json.trajectory && sameJson(given.trajectory, rollout.trajectory)) json.trajectory = new JsonText(line.json.trajectory);
+  if (line.json.extra && sameJson(given.extra, rollout.extra)) json.extra = new JsonText(line.json.extra);
+  return json.trajectory || json.extra ? json : undefined;
 }
 
 /** The database half: one transaction with the rows, labels, aggregates, quarantined lines and cursors. */

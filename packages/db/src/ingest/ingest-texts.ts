@@ -22,6 +22,8 @@ export interface TextSource {
    * since reading one character of a joined line of hundreds of kilobytes copies it whole.
    */
   pieces?: readonly (readonly string[] | undefined)[];
+  /** JSON of value i's largest fields, among line i's pieces (IngestLine.json). */
+  json?: readonly IngestLine["json"][];
   /** Lines a reader could not read at all, quarantined with its reason (their lines here are empty). */
   unreadable: readonly BadLine[];
 }
@@ -142,7 +144,8 @@ export function sourceParts(source: TextSource, saved: StoredCursor | undefined,
       const pieces = source.pieces?.[index];
       const value = source.values?.[index];
       if (pieces) {
-        lines.push({ lineNumber: index + 1, text: source.lines[index]!, invalidUtf8: false, escapes: pieces.some(mayHoldUnstorable), ...(value === undefined ? {} : { value }) });
+        const json = source.json?.[index];
+        lines.push({ lineNumber: index + 1, text: source.lines[index]!, invalidUtf8: false, escapes: pieces.some(mayHoldUnstorable), ...(value === undefined ? {} : { value }), ...(json ? { json } : {}) });
         continue;
       }
       let text = source.lines[index]!;
