@@ -6,7 +6,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import type { Rollout } from "@evotrainer/contract";
 import { createDatabase } from "@evotrainer/db";
 import { headHash, ingestRolloutFile, ingestTexts, storedCursor, type TextSource } from "@evotrainer/db/ingest";
-import { seedRunWithJob } from "../support/seed.ts";
+import { seedIngestInput } from "../support/seed.ts";
 
 const rollout = (task: number, sample = 0): Rollout => ({
   uid: `t${task}-${sample}`,
@@ -40,14 +40,10 @@ describe("ingest of in-memory sources, many to a transaction (real Postgres)", (
     await pool.end();
     await db.$disconnect();
   });
-  const owned = async (name: string) => {
-    const { run, branch, job } = await seedRunWithJob(db, name);
-    return { owner: { runId: run.id, branchId: branch.id, jobId: job.id }, keepText: () => true };
-  };
   const rowsOf = async (branchId: string) => (await pool.query<{ uid: string }>(`SELECT uid FROM "Rollout" WHERE "branchId" = $1 ORDER BY uid`, [branchId])).rows.map((r) => r.uid);
 
   it("stores many small sources in a few transactions, each source's cursor and quarantined lines its own, and adds nothing the second time", async () => {
-    const input = await owned("texts-many");
+    const input = await seedIngestInput(db, "texts-many");
     const sources = Array.from({ length: 40 }, (_, i) => staged(`trajs/${i}.traj.json`, [rollout(i)], i === 7 ? ["{not json"] : []));
     sources[3] = { ...sources[3]!, lines: ["", ...sources[3]!.lines], values: [undefined, ...sources[3]!.values!], unreadable: [{ lineNumber: 1, reason: "mini-swe-agent: no messages", raw: "{}" }] };
     const stored: string[] = [];
@@ -69,7 +65,7 @@ describe("ingest of in-memory sources, many to a transaction (real Postgres)", (
   });
 
   it("cuts a large source into several transactions, and resumes one cut short at its next line", async () => {
-    const input = await owned("texts-large");
+    const input = await seedIngestInput(db, "texts-large");
     const rows = Array.from({ length: 60 }, (_, i) => rollout(1, i));
     const source = staged("rollouts.jsonl", rows);
     // Only the first 25 lines, as if the command had stopped there: the same text grows, then is read whole.
@@ -83,7 +79,7 @@ describe("ingest of in-memory sources, many to a transaction (real Postgres)", (
   });
 
   it("reads a source whose start changed again from its start, and skips the rows already stored by uid", async () => {
-    const input = await owned("texts-rewritten");
+    const input = await seedIngestInput(db, "texts-rewritten");
     const rows = [rollout(1), rollout(2), rollout(3)];
     await ingestTexts(pool, input, [staged("out.jsonl", rows)]);
     const rewritten = await ingestTexts(pool, input, [staged("out.jsonl", [rollout(9), ...rows])]);
@@ -92,7 +88,7 @@ describe("ingest of in-memory sources, many to a transaction (real Postgres)", (
   });
 
   it("keeps the cursor of the same text staged as a file by the file reader: an earlier import resumes", async () => {
-    const input = await owned("texts-from-file");
+    const input = await seedIngestInput(db, "texts-from-file");
     const rows = [rollout(1), rollout(2)];
     const dir = mkdtempSync(join(tmpdir(), "evo-texts-"));
     try {

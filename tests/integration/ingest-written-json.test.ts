@@ -7,7 +7,7 @@ import type { Rollout } from "@evotrainer/contract";
 import { createDatabase } from "@evotrainer/db";
 import { ingestTexts, type TextSource } from "@evotrainer/db/ingest";
 import { rolloutJsonPieces, ropeOf } from "../../apps/cli/src/rollout-json.ts";
-import { seedRunWithJob } from "../support/seed.ts";
+import { seedIngestInput } from "../support/seed.ts";
 
 const FIXTURE = "tests/fixtures/real/mini-swe-agent-gemini-3-pro-dev150.jsonl.gz";
 
@@ -38,10 +38,6 @@ describe("ingest stores the JSON the CLI already wrote of a trajectory and extra
     await pool.end();
     await db.$disconnect();
   });
-  const owned = async (name: string) => {
-    const { run, branch, job } = await seedRunWithJob(db, name);
-    return { owner: { runId: run.id, branchId: branch.id, jobId: job.id }, keepText: () => true };
-  };
 
   it("stores the same trajectory and extra as writing the validated rollout again, and the validated form where validation changed it", async () => {
     const real = realRollouts();
@@ -55,8 +51,8 @@ describe("ingest stores the JSON the CLI already wrote of a trajectory and extra
       ],
     } as unknown as Rollout;
     const rows = [...real, changed];
-    const reused = await owned("written-json-reused");
-    const written = await owned("written-json-written");
+    const reused = await seedIngestInput(db, "written-json-reused");
+    const written = await seedIngestInput(db, "written-json-written");
     expect(await ingestTexts(pool, reused, [staged("trajs", rows, true)])).toMatchObject({ inserted: rows.length, quarantined: 0 });
     expect(await ingestTexts(pool, written, [staged("trajs", rows, false)])).toMatchObject({ inserted: rows.length, quarantined: 0 });
 

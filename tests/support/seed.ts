@@ -20,3 +20,9 @@ export async function seedRunWithJob(db: Database, name: string) {
   const job = await db.job.create({ data: { branchId: branch.id, executor: "local", adapter: "gym" } });
   return { org, run, branch, job };
 }
+
+/** What ingest needs to store rows into a fresh run's base branch, every text kept. */
+export async function seedIngestInput(db: Database, name: string) {
+  const { run, branch, job } = await seedRunWithJob(db, name);
+  return { owner: { runId: run.id, branchId: branch.id, jobId: job.id }, keepText: () => true };
+}
