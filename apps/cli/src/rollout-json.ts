@@ -10,6 +10,9 @@ const trajectoryPieces = new WeakMap<object, string[]>();
 // strings than it saves (measured with npm run bench:import).
 const PIECE_DEPTH = 2;
 
+/** Whether JSON.stringify leaves out an object's key with this value. */
+const leftOut = (item: unknown) => item === undefined || typeof item === "function" || typeof item === "symbol";
+
 /** JSON.stringify(value)'s text as pieces, objects and arrays split into their entries `depth` levels down. */
 function writePieces(value: unknown, depth: number, out: string[]): void {
   const whole = depth === 0 || value === null || typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function";
@@ -27,8 +30,7 @@ function writePieces(value: unknown, depth: number, out: string[]): void {
     out.push("{");
     let first = true;
     for (const [key, item] of Object.entries(value)) {
-      // Keys JSON.stringify leaves out.
-      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      if (leftOut(item)) continue;
       out.push(`${first ? "" : ","}${JSON.stringify(key)}:`);
       first = false;
       writePieces(item, depth - 1, out);
@@ -62,7 +64,7 @@ export function rolloutJsonPieces(rollout: Rollout): RolloutJson {
   const pieces = ["{"];
   let extra: string[] | undefined;
   for (const [key, item] of Object.entries(rest)) {
-    if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+    if (leftOut(item)) continue;
     pieces.push(`${pieces.length === 1 ? "" : ","}${JSON.stringify(key)}:`);
     const start = pieces.length;
     writePieces(item, PIECE_DEPTH - 1, pieces);
