@@ -54,10 +54,17 @@ const member = createCallerFactory(appRouter)(createContext({ db, headers: new H
 await db.shareLink.create({ data: { runId: run.id, tokenHash: sha256Hex("search share token"), createdById: user.id } });
 const shared = createCallerFactory(appRouter)(createContext({ db, headers: new Headers(), shareToken: "search share token", sessionUserId: async () => null, producer }));
 
-/** The explorer's text filter as it was before the search index: ILIKE over the rollout itself. */
-const ilike = (q: string): Prisma.RolloutWhereInput => ({
-  OR: [{ taskId: { contains: q } }, { prompt: { contains: q, mode: "insensitive" } }, { response: { contains: q, mode: "insensitive" } }],
-});
+/**
+ * What the explorer's text filter means, computed without LIKE: the rollouts whose taskId holds the
+ * text, or whose prompt or response holds it case-insensitively. `%`, `_` and `\\` are characters here.
+ */
+const containing = async (q: string): Promise<Prisma.RolloutWhereInput> => {
+  const { rows } = await sql.query<{ id: string }>(
+    `SELECT id::text FROM "Rollout" WHERE strpos("taskId", $1) > 0 OR strpos(lower(prompt), lower($1)) > 0 OR strpos(lower(response), lower($1)) > 0`,
+    [q],
+  );
+  return { id: { in: rows.map((r) => BigInt(r.id)) } };
+};
 
 /** Each rollout of the branch beside its RolloutSearch row (null where it has none). */
 async function indexedRows(branchId: string) {
@@ -93,7 +100,8 @@ describe("the rollouts explorer's text search", () => {
     expect(await count({ id: { lte: through } })).toBe(1_000);
     expect(await count({ id: { gt: through } })).toBe(1_000);
 
-    const terms = ["zebra", "ZEBRA", "answer", "Task-3", "needle", "50%", "e_c", "path\\\\to", "Prompt beta number 1"];
+    // LIKE's wildcards are searched as characters: "%" finds the rows holding one, not every row.
+    const terms = ["zebra", "ZEBRA", "answer", "Task-3", "needle", "50%", "%", "e_c", "_", "path\\to", "\\", "Prompt beta number 1"];
     const filters = [{}, { split: "train" as const }, { step: 3 }, { label: "flag" }, { rewardMin: 0.2, rewardMax: 0.6 }, { split: "promotion" as const, step: 2, label: "flag" }];
     let compared = 0;
     for (const [reader, api] of [["member", member], ["share link", shared]] as const) {
@@ -109,7 +117,7 @@ describe("the rollouts explorer's text search", () => {
           const expected = await db.rollout.findMany({
             where: {
               AND: [
-                { branchId: "mixed", ...ilike(q) },
+                { branchId: "mixed", ...(await containing(q)) },
                 filter.split ? { split: filter.split } : {},
                 "step" in filter ? { step: filter.step } : {},
                 "rewardMin" in filter ? { reward: { gte: filter.rewardMin, lte: filter.rewardMax } } : {},
@@ -128,7 +136,7 @@ describe("the rollouts explorer's text search", () => {
     // The terms matched rows on both sides of the progress, and in the middle of capped texts.
     expect(compared).toBeGreaterThan(2_000);
     for (const q of ["zebra", "needle"]) {
-      const ids = (await db.rollout.findMany({ where: { branchId: "mixed", ...ilike(q) }, select: { id: true } })).map((r) => r.id);
+      const ids = (await db.rollout.findMany({ where: { branchId: "mixed", ...(await containing(q)) }, select: { id: true } })).map((r) => r.id);
       expect(ids.some((id) => id <= through) && ids.some((id) => id > through), q).toBe(true);
     }
     expect(await db.rolloutSearch.count({ where: { branchId: "mixed", complete: false } })).toBeGreaterThan(0);

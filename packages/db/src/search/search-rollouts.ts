@@ -1,5 +1,6 @@
 import type { Database } from "../client.ts";
 import { Prisma, type Split } from "../generated/prisma/client.ts";
+import { containsPattern } from "./like-pattern.ts";
 
 export interface RolloutSearchFilter {
   branchId: string;
@@ -29,7 +30,7 @@ export async function searchRolloutIds(db: Database, filter: RolloutSearchFilter
   const indexedThrough = progress?.indexedThrough ?? 0n;
   const after = filter.after ?? 0n;
   const where = (conditions: Prisma.Sql[]) => Prisma.join(conditions, " AND ");
-  const pattern = Prisma.sql`('%' || ${filter.q} || '%')`;
+  const pattern = Prisma.sql`${containsPattern(filter.q)}::text`;
   const rollouts = Prisma.sql`r."branchId" = ${filter.branchId}`;
   const split = (t: "r" | "s" | "l") => [
     ...(filter.split ? [Prisma.sql`${Prisma.raw(t)}.split = ${filter.split}::"Split"`] : []),
