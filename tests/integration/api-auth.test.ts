@@ -6,6 +6,7 @@ import { importJob } from "@evotrainer/db";
 import { QueueName } from "@evotrainer/queue";
 import { seedDashboard } from "../support/dashboard-seed.ts";
 import { apiHarness, httpStatusOf } from "../support/api-harness.ts";
+import { ID_FIELDS, inputOf, leaksIn, madeUpIds, outcomeOf, procedures, type IdField } from "../support/procedure-sweep.ts";
 
 // A database of its own: other files count rows of the shared one, and this one seeds several runs.
 const redisUrl = inject("redisUrl");
@@ -125,13 +126,101 @@ describe("roles", () => {
     expect(await db.ingestCursor.count({ where: { jobId: job.id } })).toBe(0);
     expect(await db.metricPoint.count({ where: { branchId: seed.branches.v1.id, name: "trainer/loss" } })).toBe(0);
   });
+});
 
-  it("a person outside the run's organization does not see it at all", async () => {
-    const other = await seedDashboard(db, "other-org");
-    const outsider = callerAs({ userId: other.users.admin.id });
-    expect(await httpStatusOf(outsider.run.byId({ runId: seed.run.id }))).toBe(404);
-    expect(await httpStatusOf(outsider.decision.approve({ branchId: seed.branches.v1.id }))).toBe(404);
-    expect((await outsider.run.list()).map((r) => r.id)).not.toContain(seed.run.id);
+describe("an admin of another organization", () => {
+  // Two organizations seeded alike, sharing the catalog's detectors as live runs do: "theirs" is swept
+  // for, "mine" is the caller's own, so every procedure has something of its own to answer with.
+  let theirs: Awaited<ReturnType<typeof seedDashboard>>;
+  let outsider: ReturnType<typeof callerAs>;
+  let theirIds: Partial<Record<IdField, string | string[]>>;
+  let theirRecordIds: string[];
+  let secrets: { strings: string[]; ids: Set<string> };
+  const config = parse(readFileSync("examples/gym-math.yaml", "utf8")) as unknown;
+  const all = procedures();
+  const takesId = (fields: string[]) => fields.some((f) => (ID_FIELDS as readonly string[]).includes(f));
+  /** Each call a procedure gets: one, or one per record kind an `id` field may name. */
+  const variants = (fields: string[]) => (fields.includes("id") ? theirRecordIds.map((id) => ({ ...theirIds, id })) : [theirIds]);
+  const callAs = (caller: ReturnType<typeof callerAs>, path: string, fields: string[], ids: Partial<Record<IdField, string | string[]>>) => outcomeOf(() => call(caller, path, inputOf(path, fields, ids, { config })));
+
+  /** Their approver reviews `n` more of their labels (on the catalog detectors both runs carry). */
+  async function theirReviews(n: number) {
+    const labels = await db.rolloutLabel.findMany({ where: { branchId: theirs.branches.v1.id, review: null }, take: n, orderBy: { id: "asc" } });
+    for (const [i, label] of labels.entries()) await callerAs({ userId: theirs.users.approver.id }).rollout.reviewLabel({ labelId: String(label.id), review: i % 2 ? "rejected" : "confirmed" });
+  }
+
+  beforeAll(async () => {
+    theirs = await seedDashboard(db, "sweep-theirs");
+    const mine = await seedDashboard(db, "sweep-mine");
+    outsider = callerAs({ userId: mine.users.admin.id });
+    await theirReviews(3);
+    const theirAdmin = callerAs({ userId: theirs.users.admin.id });
+    const link = await theirAdmin.shareLink.create({ runId: theirs.run.id });
+    const key = await theirAdmin.apiKey.create({ name: "their key" });
+    const invitation = await theirAdmin.member.invite({ organizationId: theirs.org.id, email: "their.invitee@example.test", role: "viewer" });
+    const rollout = await db.rollout.findFirstOrThrow({ where: { runId: theirs.run.id } });
+    const label = await db.rolloutLabel.findFirstOrThrow({ where: { branchId: theirs.branches.v1.id } });
+    const event = await db.event.findFirstOrThrow({ where: { runId: theirs.run.id } });
+    const job = await db.job.findFirstOrThrow({ where: { branch: { runId: theirs.run.id } } });
+    const harnessVersion = await db.harnessVersion.findFirstOrThrow({ where: { runId: theirs.run.id } });
+    const { v1, v2 } = theirs.branches;
+    theirIds = {
+      runId: theirs.run.id, branchId: v1.id, branchIds: [v1.id, v2.id], otherBranchId: v2.id, rolloutId: String(rollout.id), labelId: String(label.id), eventId: String(event.id),
+      jobId: job.id, harnessVersionId: harnessVersion.id, organizationId: theirs.org.id, userId: theirs.users.viewer.id, invitationId: invitation.invitationId,
+    };
+    theirRecordIds = [link.id, key.id];
+    const runIds = { runId: theirs.run.id };
+    const [branches, rollouts, labels, events, jobs, reviews] = await Promise.all([
+      db.branch.findMany({ where: runIds, select: { id: true } }),
+      db.rollout.findMany({ where: runIds, select: { id: true } }),
+      db.rolloutLabel.findMany({ where: { branchId: { in: Object.values(theirs.branches).map((b) => b.id) } }, select: { id: true } }),
+      db.event.findMany({ where: runIds, select: { id: true } }),
+      db.job.findMany({ where: { branch: runIds }, select: { id: true } }),
+      db.review.findMany({ where: runIds, select: { id: true } }),
+    ]);
+    expect(reviews.length).toBe(3);
+    secrets = {
+      strings: [theirs.org.id, theirs.org.name, theirs.org.slug, theirs.run.id, theirs.run.name, harnessVersion.id, link.id, key.id, invitation.invitationId, ...Object.values(theirs.users).flatMap((u) => [u.id, u.email]), ...branches.map((b) => b.id), ...jobs.map((j) => j.id)],
+      ids: new Set([...rollouts, ...labels, ...events, ...reviews].map((r) => String(r.id))),
+    };
+  });
+
+  it("is answered nothing of the first organization by any procedure: no id, name or email of its runs, branches, rollouts, labels or reviews", async () => {
+    expect(all.length).toBeGreaterThan(60);
+    const leaks: string[] = [];
+    const unreached: string[] = [];
+    for (const { path, fields } of all) {
+      for (const ids of variants(fields)) {
+        const outcome = await callAs(outsider, path, fields, ids);
+        leaks.push(...leaksIn(outcome.ok ? outcome.value : outcome.message, secrets).map((l) => `${path}: ${l}`));
+        // A schema's 400 would say nothing of access: each call must reach the procedure's own checks.
+        if (!outcome.ok && outcome.code === "BAD_REQUEST") unreached.push(`${path}: ${outcome.message}`);
+      }
+    }
+    expect(leaks).toEqual([]);
+    expect(unreached).toEqual([]);
+  });
+
+  it("reads the same from every procedure after the first organization's people review more labels and share their run", async () => {
+    const queries = all.filter((p) => p.type === "query");
+    const snapshot = async () => Promise.all(queries.flatMap(({ path, fields }) => variants(fields).map(async (ids) => [path, await callAs(outsider, path, fields, ids)] as const)));
+    const before = await snapshot();
+    await theirReviews(6);
+    await callerAs({ userId: theirs.users.approver.id }).shareLink.create({ runId: theirs.run.id });
+    await db.labelStat.create({ data: { branchId: theirs.branches.v2.id, split: "train", step: 0, label: "truncated", detectorId: theirs.detectors.truncated.id, count: 7, total: 20 } });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("gets for another organization's id exactly the answer a made-up id gets, from every procedure taking an id", async () => {
+    const differ: string[] = [];
+    for (const { path, fields } of all.filter((p) => takesId(p.fields))) {
+      for (const ids of variants(fields)) {
+        const theirAnswer = await callAs(outsider, path, fields, ids);
+        const madeUp = await callAs(outsider, path, fields, { ...ids, ...madeUpIds(fields) });
+        if (JSON.stringify(theirAnswer) !== JSON.stringify(madeUp)) differ.push(`${path}: ${JSON.stringify(theirAnswer)} vs ${JSON.stringify(madeUp)}`);
+      }
+    }
+    expect(differ).toEqual([]);
   });
 });
 

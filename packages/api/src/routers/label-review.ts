@@ -46,7 +46,7 @@ export const labelReviewRouter = {
     .mutation(async ({ ctx, input }) => {
       const rollout = await ctx.db.rollout.findUnique({ where: { id: BigInt(input.rolloutId) }, select: { id: true, runId: true, branchId: true, split: true } });
       if (!rollout) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
-      await requireRunRole(ctx, rollout.runId, "approver");
+      await requireRunRole(ctx, rollout.runId, "approver", "rollout");
       if (rollout.split === "sealed") throw new TRPCError({ code: "BAD_REQUEST", message: "rollouts of the sealed split are not reviewed: the evaluation stays locked" });
       const harness = await reviewHarness(ctx.db, rollout.runId);
       const { flagged, detectorId } = await labelTarget(ctx.db, rollout, input.label, harness);

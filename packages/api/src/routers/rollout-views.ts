@@ -3,7 +3,7 @@ import { z } from "zod";
 import { groupAdvantages } from "@evotrainer/core";
 import { Prisma } from "@evotrainer/db";
 import type { Principal } from "../auth/principal.ts";
-import { accessRun, protectedProcedure, runIdOfBranch } from "../trpc.ts";
+import { accessBranch, accessRun, protectedProcedure } from "../trpc.ts";
 import { int64Id } from "./ids.ts";
 
 // A share link reads no sealed rollout here: these views show texts' lengths and labels of each one.
@@ -18,7 +18,7 @@ export const rolloutViewsRouter = {
   group: protectedProcedure.input(z.object({ rolloutId: int64Id })).query(async ({ ctx, input }) => {
     const one = await ctx.db.rollout.findUnique({ where: { id: BigInt(input.rolloutId) }, select: { runId: true, branchId: true, split: true, step: true, groupId: true, taskId: true } });
     if (!one) throw new TRPCError({ code: "NOT_FOUND", message: "rollout not found" });
-    await accessRun(ctx, one.runId);
+    await accessRun(ctx, one.runId, "rollout");
     if (one.split === "sealed" && ctx.principal.kind === "share") throw new TRPCError({ code: "FORBIDDEN", message: "a share link does not see groups of the sealed split" });
     const rows = await ctx.db.rollout.findMany({
       where: { branchId: one.branchId, split: one.split, step: one.step, groupId: one.groupId },
@@ -41,7 +41,7 @@ export const rolloutViewsRouter = {
 
   /** The branch's dead groups (every reward equal), newest steps first, for the dead-group chart to open. */
   deadGroups: protectedProcedure.input(z.object({ branchId: z.string().min(1), limit: z.number().int().min(1).max(200).default(50) })).query(async ({ ctx, input }) => {
-    await accessRun(ctx, await runIdOfBranch(ctx.db, input.branchId));
+    await accessBranch(ctx, input.branchId);
     const sealed = ctx.principal.kind === "share" ? Prisma.sql`AND split <> 'sealed'` : Prisma.empty;
     const rows = await ctx.db.$queryRaw<{ step: number; groupId: string; taskId: string; reward: number; size: number; firstId: bigint }[]>`
       SELECT step, "groupId", MIN("taskId") AS "taskId", MIN(reward) AS reward, COUNT(*)::int AS size, MIN(id) AS "firstId"
@@ -88,7 +88,7 @@ export const rolloutViewsRouter = {
 
   /** Each reward component's mean per step of the branch's training rollouts, and its share of the summed components. */
   rewardComponents: protectedProcedure.input(z.object({ branchId: z.string().min(1) })).query(async ({ ctx, input }) => {
-    await accessRun(ctx, await runIdOfBranch(ctx.db, input.branchId));
+    await accessBranch(ctx, input.branchId);
     const rows = await ctx.db.$queryRaw<{ step: number; component: string; mean: number }[]>`
       SELECT r.step, c.key AS component, AVG(c.value::text::float8) AS mean
       FROM "Rollout" r, jsonb_each(r."rewardComponents") c

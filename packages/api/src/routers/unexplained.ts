@@ -3,7 +3,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { backtestDetector, draftDetector, labelNameSchema, nonSeparatingLabels, registerDraftedDetector, unexplainedFailures, type DetectorDefinition, type FailureCluster } from "@evotrainer/core";
 import { branchLabelVerdicts, loadBranchFailureData, registerDraftedHarness, type BranchFailureData, type Database } from "@evotrainer/db";
-import { accessRun, approverProcedure, protectedProcedure, runIdOfBranch } from "../trpc.ts";
+import { accessBranch, approverProcedure, protectedProcedure } from "../trpc.ts";
 
 const MAX_EXAMPLES = 5;
 
@@ -72,7 +72,7 @@ async function backtestOn(db: Database, branchId: string, data: BranchFailureDat
 export const unexplainedRouter = {
   /** The branch's failed rollouts that no label of the run's harness explains, clustered by error signature. */
   clusters: protectedProcedure.input(z.object({ branchId: z.string().min(1), ...mode })).query(async ({ ctx, input }) => {
-    const { role } = await accessRun(ctx, await runIdOfBranch(ctx.db, input.branchId));
+    const { role } = await accessBranch(ctx, input.branchId);
     const { data, clusters, summary } = await failures(ctx.db, input.branchId, input.onlySeparatingLabels);
     return {
       ...summary,
