@@ -1,5 +1,5 @@
 import { refusedTrainerArgs, TrainerPythonError } from "@evotrainer/adapters";
-import { trainerArgFields, type RunConfig } from "@evotrainer/core";
+import { trainerArgFields, trlArgProblems, type RunConfig } from "@evotrainer/core";
 import { probeHere } from "@evotrainer/executors";
 import { uncheckedTrainerArgsWarning, type TrainerArgsAnswer } from "@evotrainer/queue";
 
@@ -21,6 +21,9 @@ function refusal(file: string, problems: readonly string[], where = ""): Error {
  * when no worker answered in time, a warning that the run's first job checks them when it starts.
  */
 export async function checkTrainerArgs(file: string, config: RunConfig, ask: () => Promise<TrainerArgsAnswer>): Promise<string | null> {
+  // Keys a recipe factor owns and values no job renders with are refused before the trainer is asked.
+  const problems = trlArgProblems(config);
+  if (problems.length > 0) throw refusal(file, problems);
   if (!trainerArgFields(config)) return null;
   if (config.executor === "local") {
     const { problems } = await refusedTrainerArgs(config, probeHere, LOCAL_TIMEOUT_SECONDS).catch((error: Error) => {

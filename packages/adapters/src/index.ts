@@ -10,3 +10,5 @@ export * from "./agents/index.ts";
 export { dryRender, componentCandidates } from "./dry-render.ts";
 export { unknownTrainerArgs, TrainerPythonError, type RunProbe, type UnknownTrainerArg } from "./trainer-args/unknown-trainer-args.ts";
 export { refusedTrainerArgs } from "./trainer-args/refused-trainer-args.ts";
+export { TrainerConfigError } from "./trainer-config-error.ts";
+export { sameTraining } from "./same-training.ts";

@@ -96,6 +96,7 @@ export type { Proposer, ProposerInput, LineageEntry } from "./proposer.ts";
 
 export { runConfigSchema, lockedEvaluationOf, runConfigOf, type RunConfig, type RunConfigInput } from "./run-config.ts";
 export { trainerArgFields, unknownTrainerArgLine, type TrainerArgFields } from "./trainer-arg-fields.ts";
+export { TRL_FACTOR_ARGS, TRL_POSITIVE_INT_ARGS, positiveIntProblem, trlArgProblems, type TrlFactorArg } from "./trl-factor-args.ts";
 export { llmSettingsSchema, llmProviderSchema, type LlmSettings, type LlmProvider } from "./llm-settings.ts";
 export { planRound, type PlanRoundInput, type PlannedIntervention } from "./loop/plan-round.ts";
 export { placeJob, placementCanWait, type SchedulableNode, type GpuAllocation, type PlacementRequest, type Placement } from "./scheduling/place-job.ts";

@@ -1,4 +1,4 @@
-import { UnsupportedFactorError } from "@evotrainer/adapters";
+import { sameTraining, TrainerConfigError, UnsupportedFactorError } from "@evotrainer/adapters";
 import { QueueName } from "@evotrainer/queue";
 import { recordEvent } from "@evotrainer/db";
 import type { LoopDeps } from "./deps.ts";
@@ -77,7 +77,7 @@ export async function launchJob(
   input: { jobId: string; kind: "train" | "eval"; branchId: string; checkpoint: StoredCheckpoint | null | undefined },
 ): Promise<string> {
   const { db } = deps;
-  const branch = await db.branch.findUniqueOrThrow({ where: { id: input.branchId }, include: { run: true, recipe: true } });
+  const branch = await db.branch.findUniqueOrThrow({ where: { id: input.branchId }, include: { run: true, recipe: true, parent: { include: { recipe: true } } } });
   const config = runConfigOf(branch.run);
   let row = await db.job.findUniqueOrThrow({ where: { id: input.jobId } });
   if (row.executor === "kubernetes" && !row.nodeId) {
@@ -103,7 +103,7 @@ export async function launchJob(
   const { executor } = await deps.executors.open(row);
   const workDir = executor.workDirFor(input.jobId);
   const remaining = Math.max(1, config.budget.gpuSeconds - branch.run.gpuSecondsUsed);
-  const job = buildJob(config, {
+  const plan = {
     jobId: input.jobId,
     kind: input.kind,
     runId: branch.runId,
@@ -116,15 +116,24 @@ export async function launchJob(
     // A local job has what the run asks for; a placed one what it was given.
     gpuCount: row.executor === "local" ? config.resources.gpusPerJob : row.gpuCount,
     attempt: row.attempts + 1,
-  });
-  let rendered: ReturnType<LoopDeps["adapters"]["gym"]["render"]>;
+  };
+  const job = buildJob(config, plan);
+  const adapter = deps.adapters[config.adapter];
+  let rendered: ReturnType<typeof adapter.render>;
   try {
-    rendered = deps.adapters[config.adapter].render(job);
+    rendered = adapter.render(job);
+    // A candidate its trainer is told nothing new about would be trained and judged as a change it is not.
+    if (input.kind === "train" && branch.kind === "candidate" && branch.parent && sameTraining(adapter, job, buildJob(config, { ...plan, recipe: JSON.parse(branch.parent.recipe.canonical) as Record<string, unknown> }))) {
+      await cancelNoOpCandidate(deps, { jobId: row.id, runId: branch.runId, branchId: branch.id, parentVersion: branch.parent.version, adapter: config.adapter });
+      return "not dispatched: it renders its parent's job";
+    }
   } catch (error) {
-    if (!(error instanceof UnsupportedFactorError)) throw error;
-    // Rendering fails the same way every time: fail the branch once rather than let the queue retry it.
-    await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason: error.message, factor: error.factor, adapter: error.trainer });
-    return `cannot be rendered: ${error.message}`;
+    // Rendering builds strings from the run's config and the branch's recipe: it fails the same way
+    // every time, so the job fails once, as a config error, rather than the queue retrying it.
+    const refused = error instanceof UnsupportedFactorError ? { factor: error.factor, adapter: error.trainer } : error instanceof TrainerConfigError ? { setting: error.field } : { setting: "trainer" };
+    const reason = error instanceof UnsupportedFactorError || error instanceof TrainerConfigError ? error.message : `the ${config.adapter} adapter cannot render this job: ${(error as Error).message}`;
+    await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason, ...refused });
+    return `cannot be rendered: ${reason}`;
   }
   // trainer.env: literals and the worker's own variables, under what the adapter and the placement set.
   const trainerEnv = resolveTrainerEnv(config.adapter === "gym" ? undefined : (job.adapter as { env?: TrainerEnv }).env, process.env);
@@ -172,7 +181,22 @@ export async function launchJob(
   return "launched";
 }
 
-/** A job that can never start (no node fits, or its trainer refuses a factor): failed once, with an event saying why. */
+/**
+ * A candidate whose rendered job is its parent's (its intervention changes nothing the trainer is
+ * told): not trained and not judged, its job and branch cancelled with an event that says so, and
+ * the round goes on without it.
+ */
+async function cancelNoOpCandidate(deps: LoopDeps, input: { jobId: string; runId: string; branchId: string; parentVersion: number; adapter: string }): Promise<void> {
+  const message = `its ${input.adapter} job renders exactly as its parent's (v${input.parentVersion}): the intervention changes nothing the trainer is told, so it is not trained or judged`;
+  await deps.db.$transaction(async (tx) => {
+    await tx.job.update({ where: { id: input.jobId }, data: { state: "cancelled", message, finishedAt: new Date() } });
+    await tx.branch.update({ where: { id: input.branchId }, data: { status: "cancelled" } });
+    await recordEvent(tx, { runId: input.runId, branchId: input.branchId, type: "no_op_intervention", actor: "system", payload: { jobId: input.jobId, adapter: input.adapter, message } });
+  });
+  await advanceRun(deps, input.runId);
+}
+
+/** A job that can never start (no node fits, or its trainer refuses a factor or a setting): failed once, with an event saying why. */
 async function failBeforeLaunch(
   deps: LoopDeps,
   input: { jobId: string; kind: "train" | "eval"; runId: string; branchId: string; reason: string; factor?: string; adapter?: string; setting?: string },

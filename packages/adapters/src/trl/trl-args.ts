@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import type { Job } from "@evotrainer/contract";
-import { trlSettingsSchema, type Recipe } from "@evotrainer/core";
+import { positiveIntProblem, trlSettingsSchema, type Recipe, type TrlFactorArg } from "@evotrainer/core";
+import { TrainerConfigError } from "../trainer-config-error.ts";
 import { UnsupportedFactorError } from "../unsupported-factor.ts";
 
 /** A JSON value, as TRL's YAML config holds it. */
@@ -48,6 +49,31 @@ export function trlArgs(recipe: Recipe, job: Job): Record<string, TrlValue> {
     // A child branch starts from its parent's saved model.
     model_name_or_path: job.policy.checkpoint ?? job.policy.base,
     output_dir: trlPaths(job.outputDir).outputDir,
+    ...factorArgs(recipe, lossType),
+    // Every step's completions reach the control plane: parquet per logged step, logged every step.
+    log_completions: true,
+    logging_steps: 1,
+    seed: job.seed,
+    report_to: "none",
+    // A node without a GPU trains on the CPU; TRL would otherwise fail looking for one.
+    use_cpu: job.budget.gpuCount === 0,
+  };
+  if (job.kind === "train") args.max_steps = job.budget.maxSteps!;
+  const merged = { ...args, ...((recipe.passthrough.trl ?? {}) as Record<string, TrlValue>), ...(settings.args as Record<string, TrlValue>) };
+  // TRL takes the generation batch or steps_per_generation, not both: the batch replaces it.
+  const { steps_per_generation: _replaced, ...rest } = merged;
+  const weights = merged.reward_weights;
+  const components = Object.keys(reward.components).length;
+  // GRPOTrainer refuses this at its start ("Number of reward weights (3) must match number of reward functions (2)").
+  if (Array.isArray(weights) && weights.length !== components) {
+    throw new TrainerConfigError(fieldOf(settings.args, "reward_weights"), `${weights.length} reward weights for ${components} reward functions (one per recipe component); set each weight in recipe.reward.components instead`);
+  }
+  return { ...rest, ...generationBatch(merged, (name) => fieldOf(settings.args, name)) };
+}
+
+/** The arguments of core's TRL_FACTOR_ARGS, from the recipe; the type keeps the map and the render the same. */
+function factorArgs({ algo, data, reward }: Recipe, lossType: string): Record<TrlFactorArg, TrlValue> {
+  return {
     learning_rate: algo.lr,
     beta: algo.kl.mode === "loss" ? algo.kl.coef : 0,
     epsilon: algo.clip.low,
@@ -63,20 +89,11 @@ export function trlArgs(recipe: Recipe, job: Job): Record<string, TrlValue> {
     entropy_coef: algo.entropyCoef,
     // One weight per reward function, in the recipe's component order.
     reward_weights: Object.values(reward.components).map((c) => c.weight),
-    // Every step's completions reach the control plane: parquet per logged step, logged every step.
-    log_completions: true,
-    logging_steps: 1,
-    seed: job.seed,
-    report_to: "none",
-    // A node without a GPU trains on the CPU; TRL would otherwise fail looking for one.
-    use_cpu: job.budget.gpuCount === 0,
   };
-  if (job.kind === "train") args.max_steps = job.budget.maxSteps!;
-  const merged = { ...args, ...((recipe.passthrough.trl ?? {}) as Record<string, TrlValue>), ...(settings.args as Record<string, TrlValue>) };
-  // TRL takes the generation batch or steps_per_generation, not both: the batch replaces it.
-  const { steps_per_generation: _replaced, ...rest } = merged;
-  return { ...rest, ...generationBatch(merged) };
 }
+
+/** The run config field an argument came from: `trainer.args` wins over the recipe's passthrough. */
+const fieldOf = (args: Record<string, unknown>, name: string) => (name in args ? `trainer.args.${name}` : `recipe.passthrough.trl.${name}`);
 
 /**
  * The generation batch TRL would build (GRPOConfig.__post_init__, one process per job): asked as
@@ -89,21 +106,21 @@ export function trlArgs(recipe: Recipe, job: Job): Record<string, TrlValue> {
  * than being refused. It is returned as `generation_batch_size`, which TRL turns back into
  * `steps_per_generation = generation_batch_size / per_device_train_batch_size`.
  */
-export function generationBatch(args: Readonly<Record<string, TrlValue>>): { generation_batch_size: number } {
-  const group = positiveInt(args.num_generations, "num_generations");
-  const perDevice = args.per_device_train_batch_size === undefined ? DEFAULT_PER_DEVICE_BATCH : positiveInt(args.per_device_train_batch_size, "per_device_train_batch_size");
-  const accumulation = args.gradient_accumulation_steps === undefined ? 1 : positiveInt(args.gradient_accumulation_steps, "gradient_accumulation_steps");
+export function generationBatch(args: Readonly<Record<string, TrlValue>>, field: (name: string) => string = (name) => name): { generation_batch_size: number } {
+  const positiveInt = (name: string): number => {
+    const problem = positiveIntProblem(name, args[name]);
+    if (problem) throw new TrainerConfigError(field(name), problem);
+    return args[name] as number;
+  };
+  const group = positiveInt("num_generations");
+  const perDevice = args.per_device_train_batch_size === undefined ? DEFAULT_PER_DEVICE_BATCH : positiveInt("per_device_train_batch_size");
+  const accumulation = args.gradient_accumulation_steps === undefined ? 1 : positiveInt("gradient_accumulation_steps");
   const asked =
     args.generation_batch_size !== undefined
-      ? positiveInt(args.generation_batch_size, "generation_batch_size")
-      : perDevice * (args.steps_per_generation === undefined ? accumulation : positiveInt(args.steps_per_generation, "steps_per_generation"));
+      ? positiveInt("generation_batch_size")
+      : perDevice * (args.steps_per_generation === undefined ? accumulation : positiveInt("steps_per_generation"));
   const unit = lcm(group, perDevice);
   return { generation_batch_size: Math.ceil(asked / unit) * unit };
-}
-
-function positiveInt(value: TrlValue | undefined, name: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new RangeError(`TRL's ${name} must be a positive integer, got ${JSON.stringify(value)}`);
-  return value;
 }
 
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));

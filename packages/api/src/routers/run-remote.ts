@@ -1,6 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { runConfigSchema, trainerArgFields, type RunConfig } from "@evotrainer/core";
+import { runConfigSchema, trainerArgFields, trlArgProblems, type RunConfig } from "@evotrainer/core";
 import { buildRunReport, createRun } from "@evotrainer/db";
 import { askTrainerArgs, QueueName } from "@evotrainer/queue";
 import { sealedReleased } from "../auth/sealed-split.ts";
@@ -36,6 +36,9 @@ export const runRemoteRouter = {
    */
   create: userProcedure.input(z.object({ config: z.unknown(), organizationId: z.string().min(1).optional() })).mutation(async ({ ctx, input }) => {
     const config = parsedRunConfig(input.config);
+    // The same refusals as a local `evotrainer run`: keys a recipe factor owns, values no job renders with.
+    const problems = trlArgProblems(config);
+    if (problems.length > 0) throw new TRPCError({ code: "BAD_REQUEST", message: `invalid run config:\n${problems.map((line) => `  - ${line}`).join("\n")}` });
     const organizationId = await decidingOrganization(ctx, input.organizationId);
     const trainerArgs = trainerArgFields(config) ? await askTrainerArgs(ctx.producer(), config, ctx.trainerArgsWaits) : null;
     if (trainerArgs?.verdict === "refused") {

@@ -13,6 +13,8 @@ export type EventType =
   | "dispatch"
   | "job_retry"
   | "failure"
+  // A candidate whose rendered job is its parent's: cancelled before training, counted as no intervention.
+  | "no_op_intervention"
   | "training_finished"
   | "verdict"
   // A control branch trained and evaluated: its score is the round's baseline and a seed replicate.
