@@ -1,7 +1,6 @@
 import { DelayedError, type Job } from "bullmq";
-import pg from "pg";
 import { gymAdapter, trlAdapter, verlAdapter } from "@evotrainer/adapters";
-import { createDatabase, masterKeyOrLocal, webhookAllowList } from "@evotrainer/db";
+import { createDatabase, createPgPool, masterKeyOrLocal, webhookAllowList } from "@evotrainer/db";
 import { LabelerPool } from "@evotrainer/db/ingest";
 import { createProducerConnection, createWorkerConnection, payloadSchemas, Producer, QueueName, type Payload } from "@evotrainer/queue";
 import type { WorkerEnv } from "./env.ts";
@@ -39,7 +38,7 @@ export async function startWorkerApp(
   log: (line: string) => void = console.log,
 ): Promise<WorkerApp> {
   const db = createDatabase(env.DATABASE_URL);
-  const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: env.EVO_WORKER_CONCURRENCY });
+  const pool = createPgPool(env.DATABASE_URL, { max: env.EVO_WORKER_CONCURRENCY });
   const workerConnection = createWorkerConnection(env.REDIS_URL);
   const producerConnection = createProducerConnection(env.REDIS_URL);
   await producerConnection.connect();

@@ -6,3 +6,4 @@ export * from "./repositories/index.ts";
 export { masterKeyOrLocal } from "./secrets/local-master-key.ts";
 export { systemResolver, webhookAllowList, webhookTarget, type ResolveHost, type WebhookTarget } from "./webhooks/webhook-target.ts";
 export * from "./search/index.ts";
+export * from "./connection/index.ts";

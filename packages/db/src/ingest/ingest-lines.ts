@@ -1,7 +1,7 @@
 import { setImmediate } from "node:timers/promises";
 import type pg from "pg";
 import { parseJsonlLine, rolloutSchema, validJsonValue, type JsonlCursor, type JsonlLine, type Rollout } from "@evotrainer/contract";
-import type { Label } from "@evotrainer/core";
+import { isServiceUnavailable, type Label } from "@evotrainer/core";
 import { pendingLabels, writeBatchLabels, type BatchLabeler, type PendingLabel } from "./batch-labels.ts";
 import { copyRolloutLines, rolloutCsvLine, rolloutCsvParts, rolloutIds, type RolloutJsonFields, type RolloutOwner } from "./copy-rollouts.ts";
 import { CsvLines, JsonText } from "./csv.ts";
@@ -193,6 +193,7 @@ export async function storeLines(
   const { parts, good, csv, labels } = prepared;
   const bad = prepared.bad.map((lines) => [...lines]);
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query("BEGIN");
     for (const part of parts) {
@@ -222,10 +223,12 @@ export async function storeLines(
     csv.release();
     return { outcome: "stored", inserted: inserted.length, duplicates: good.length - refused.length - inserted.length, quarantined };
   } catch (error) {
-    await client.query("ROLLBACK");
+    // A connection the server ended cannot roll back (the server already did) and must not be reused.
+    if (isServiceUnavailable(error)) broken = error as Error;
+    else await client.query("ROLLBACK");
     throw error;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
 

@@ -7,6 +7,8 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
   const admin = new URL(databaseUrl);
   admin.pathname = "/postgres";
   const client = new pg.Client({ connectionString: admin.toString() });
+  // A connection the server ends while idle emits 'error'; the next query reports it instead.
+  client.on("error", () => {});
   await client.connect();
   try {
     const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);

@@ -7,6 +7,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import * as bindings from "@prisma/schema-engine-wasm/schema_engine_bg";
+import { createPgPool } from "../connection/pg-pool.ts";
 
 // Node 20's type definitions lack the WebAssembly global; declare the part used here.
 declare const WebAssembly: {
@@ -38,7 +39,7 @@ export interface OpenSchemaEngine {
 /** Opens a schema engine on the database at `url`; `log` receives the engine's log lines. */
 export async function openSchemaEngine(url: string, log: (line: string) => void = () => {}): Promise<OpenSchemaEngine> {
   initWasm();
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const pool = createPgPool(url, { max: 2 });
   const engine = await bindings.SchemaEngine.new({ datamodels: undefined }, log, bindMigrationAwareSqlAdapterFactory(wholeScriptPg(pool)));
   return {
     engine,

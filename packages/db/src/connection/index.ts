@@ -1,0 +1,3 @@
+export { createPgPool, statusOfPool, type PgPoolOptions } from "./pg-pool.ts";
+export { postgresStatus } from "./postgres-status.ts";
+export { whileUnreachable } from "./while-unreachable.ts";
