@@ -106,11 +106,11 @@ describe("trainer arguments of a Kubernetes run, checked in a pod of its pool, a
     expect(good.runs).toBe(1);
     expect(good.stderr).toContain('trainer arguments checked by trainer.python on Kubernetes pool "trl-pool"');
     // A known recipe passthrough key beside an unknown trainer.args key: only the unknown one is named.
-    const typo = await run({ ...k8sRun("k8s-typo", { python: TRL_PYTHON, args: { epsilon_hgh: 0.28 } }), recipe: { ...(example.recipe as object), passthrough: { trl: { beta: 0.01 } } } });
+    const typo = await run({ ...k8sRun("k8s-typo", { python: TRL_PYTHON, args: { epsilon_hgh: 0.28 } }), recipe: { ...(example.recipe as object), passthrough: { trl: { logging_steps: 1 } } } });
     expect(typo.code, typo.stdout).toBe(1);
     expect(typo.stderr).toContain(`${typo.file}: invalid run config (trainer arguments checked on Kubernetes pool "trl-pool"`);
     expect(typo.stderr).toContain("trainer.args.epsilon_hgh: TRL's GRPOConfig has no argument epsilon_hgh (did you mean epsilon_high?)");
-    expect(typo.stderr).not.toContain("recipe.passthrough.trl.beta");
+    expect(typo.stderr).not.toContain("recipe.passthrough.trl.logging_steps");
     expect(typo.runs).toBe(0);
     // Each check ran as a Job of its own, deleted once it answered.
     expect(probeJobs().slice(before)).toEqual([expect.objectContaining({ gone: true }), expect.objectContaining({ gone: true })]);

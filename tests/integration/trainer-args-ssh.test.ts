@@ -112,7 +112,7 @@ describe("trainer arguments of a run on SSH nodes, checked by a worker with the 
       expect((refused as TRPCError).message).toContain("trainer.args.num_generation: TRL's GRPOConfig has no argument num_generation (did you mean num_generations?)");
       expect(await db.run.count({ where: { name: "api-typo" } })).toBe(0);
 
-      const created = await caller.run.create({ config: sshRun("api-good", { python: TRL_PYTHON, args: { num_generations: 4 } }), organizationId: org.id });
+      const created = await caller.run.create({ config: sshRun("api-good", { python: TRL_PYTHON, args: { per_device_train_batch_size: 4 } }), organizationId: org.id });
       expect(created.trainerArgs).toEqual({ verdict: "accepted", where: expect.stringContaining('ssh node "loopback"') });
       expect(await db.run.count({ where: { name: "api-good" } })).toBe(1);
     } finally {
