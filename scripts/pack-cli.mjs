@@ -5,7 +5,7 @@
 // The package holds the bin and the bundle (every dependency inside it, scripts/bundle-node.mjs),
 // so installing it needs no registry and no build. Prints the tarball's path.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cli = join(root, "apps/cli");
 const out = resolve(process.argv[2] ?? ".");
+mkdirSync(out, { recursive: true });
 
 execFileSync(process.execPath, [join(root, "scripts/build-programs.mjs")], { stdio: ["ignore", "ignore", "inherit"] });
 const source = JSON.parse(readFileSync(join(cli, "package.json"), "utf8"));

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createHTTPServer } from "@trpc/server/adapters/standalone";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { appRouter, createCallerFactory, createContext } from "@evotrainer/api";
@@ -11,6 +11,7 @@ import { createIngestPool } from "@evotrainer/db/ingest";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { createProducerConnection, Producer } from "@evotrainer/queue";
 import { runCli, runProgram } from "../support/cli.ts";
+import { docCommands } from "../support/doc-commands.ts";
 import { seedDashboard } from "../support/dashboard-seed.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 
@@ -195,24 +196,46 @@ describe("evotrainer login, then status, report, decide and run over HTTP", () =
     expect(down.stderr).toContain("is the dashboard running there?");
   }, 120_000);
 
-  it("the packed CLI, installed with npm i -g into a fresh prefix, logs in and reports from any directory", async () => {
+  it("docs/install-cli.md's commands, run as written on a fresh checkout, pack a CLI that installs with npm i -g and reports from any directory", async () => {
+    const [pack, install] = docCommands("docs/install-cli.md", "## Without a clone: the packed CLI");
+    expect(pack).toEqual(["npm ci", "node scripts/pack-cli.mjs dist-cli"]);
+    // A fresh checkout: the tracked and new files of this tree, none of its installed or built outputs.
     const scratch = mkdtempSync(join(tmpdir(), "evo-install-"));
-    const tarball = execFileSync(process.execPath, ["scripts/pack-cli.mjs", scratch], { encoding: "utf8" }).trim();
-    const prefix = join(scratch, "prefix");
-    // --offline: the package carries its dependencies inside its bundle, so no registry is asked.
-    execFileSync("npm", ["install", "--global", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", tarball], { stdio: "ignore" });
-    expect(existsSync(join(prefix, "lib/node_modules/evotrainer/node_modules"))).toBe(false);
-    const laptopShell = { ...laptop, XDG_CONFIG_HOME: join(scratch, "config"), PATH: `${join(prefix, "bin")}:${process.env.PATH}` };
-    const elsewhere = mkdtempSync(join(tmpdir(), "evo-laptop-cwd-"));
-    const evotrainer = (...args: string[]) => runProgram("evotrainer", args, laptopShell, elsewhere);
+    const checkout = join(scratch, "checkout");
+    const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], { encoding: "utf8" }).split("\0").filter((file) => file && existsSync(file));
+    for (const file of files) {
+      mkdirSync(dirname(join(checkout, file)), { recursive: true });
+      cpSync(file, join(checkout, file));
+    }
+    // npm's cache already holds every package (this machine installed them): no registry is asked.
+    const offline = { ...process.env, npm_config_offline: "true", npm_config_audit: "false", npm_config_fund: "false" };
+    for (const command of pack!) execFileSync("sh", ["-c", command], { cwd: checkout, env: offline, stdio: "ignore" });
+    const [tarball] = readdirSync(join(checkout, "dist-cli"));
+    expect(tarball).toMatch(/^evotrainer-.*\.tgz$/);
 
-    const version = await evotrainer("--version");
-    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync("apps/cli/package.json", "utf8")) as { version: string }).version);
-    const login = await evotrainer("login", url, "--key", await keyOf(seed.users.viewer.id));
-    expect(login.code, login.stderr).toBe(0);
-    expect(login.stdout).toContain(`logged in to ${url} as ${seed.users.viewer.email}`);
-    const status = await evotrainer("status", seed.run.id);
-    expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toContain(`${seed.run.id} ${seed.run.name}:`);
-  }, 300_000);
+    // The laptop: the tarball in a folder of its own, npm's global prefix a fresh folder (npm's own setting).
+    const laptopDir = join(scratch, "laptop");
+    mkdirSync(laptopDir);
+    cpSync(join(checkout, "dist-cli", tarball!), join(laptopDir, tarball!));
+    const prefix = join(scratch, "prefix");
+    const laptopShell = { ...laptop, npm_config_prefix: prefix, npm_config_offline: "true", XDG_CONFIG_HOME: join(scratch, "config"), PATH: `${join(prefix, "bin")}:${process.env.PATH}` };
+    const key = await keyOf(seed.users.viewer.id);
+    const results = [];
+    for (const command of install!) {
+      const written = command.replace("https://evotrainer.example.com", url).replace("evo_…", key);
+      results.push(await runProgram("sh", ["-c", written], laptopShell, laptopDir));
+    }
+    for (const [i, result] of results.entries()) expect(result.code, `${install![i]}: ${result.stderr}`).toBe(0);
+    expect(install).toEqual(["npm i -g ./evotrainer-0.1.0.tgz", "evotrainer --version", "evotrainer login https://evotrainer.example.com --key evo_…", "evotrainer status"]);
+    // Its bundle carries every dependency: nothing was installed beside it.
+    expect(existsSync(join(prefix, "lib/node_modules/evotrainer/node_modules"))).toBe(false);
+    expect(results[1]!.stdout.trim()).toBe((JSON.parse(readFileSync("apps/cli/package.json", "utf8")) as { version: string }).version);
+    expect(results[2]!.stdout).toContain(`logged in to ${url} as ${seed.users.viewer.email}`);
+    // The packed CLI reports what the clone's CLI reports for the same key: the latest run it may see.
+    const clone = await runCli(["status"], { ...laptop, EVO_SERVER: url, EVO_API_KEY: key });
+    expect(clone.code, clone.stderr).toBe(0);
+    const runIdOf = (line: string) => line.split(" ")[0];
+    expect(runIdOf(results[3]!.stdout)).toMatch(/\w{8,}/);
+    expect(runIdOf(results[3]!.stdout)).toBe(runIdOf(clone.stdout));
+  }, 600_000);
 });
