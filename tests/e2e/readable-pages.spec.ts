@@ -191,6 +191,20 @@ test("a viewer's Notifications page says who manages webhooks, with no form and 
   await page.screenshot({ path: `${shots}/readable-notifications-viewer.png` });
 });
 
+test("the base branch page reads 'reference' as the tree does, and offers no veto override", async ({ page }) => {
+  const { base } = seed.branches;
+  // What a real gym run leaves: the base judged by its own evaluation and vetoed by the policy.
+  await db.decision.create({ data: { branchId: base.id, stage: "completion", kind: "veto", actorType: "policy", reason: "main_score_vs_parent: no parent to beat" } });
+  await signIn(page, seed.users.approver.email);
+  await page.goto(`/runs/${seed.run.id}/branches/${base.id}`);
+  const header = page.locator("header.run-header");
+  await expect(header.locator(".status")).toHaveText("reference");
+  await expect(header).not.toContainText("rejected");
+  await expect(page.getByTestId("decisions")).toContainText("veto at completion by the autonomy policy");
+  await expect(page.getByRole("button", { name: "Override the veto…" })).toHaveCount(0);
+  await page.screenshot({ path: `${shots}/readable-base-branch.png` });
+});
+
 test("a policy veto on a completed run is not offered for override", async ({ page }) => {
   const { v3 } = seed.branches;
   await db.decision.create({ data: { branchId: v3.id, stage: "completion", kind: "veto", actorType: "policy", reason: "validity_limit: repetition_loop over its limit" } });

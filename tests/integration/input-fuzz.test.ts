@@ -131,4 +131,27 @@ describe("messages people read", () => {
     expect(missing.status).toBe(400);
     expect(missing.message).toMatch(/^name: .+\.$/);
   });
+
+  it("a name with a control character is refused at the boundary, naming the field, and nothing is stored", async () => {
+    const escape = "team \u001b[2J\u001b[31mred";
+    const names: [string, unknown, string][] = [
+      ["organization.create", { name: escape, adminEmail: "ctl@example.com" }, "name"],
+      ["apiKey.create", { name: escape }, "name"],
+      ["labelReview.submit", { rolloutId: "1", label: "trunc\u0007ated", holds: true }, "label"],
+    ];
+    // Organizations are the installation admin's to create: the seed's admin is one for this check.
+    const before = await db.user.findUniqueOrThrow({ where: { id: adminId }, select: { role: true } });
+    await db.user.update({ where: { id: adminId }, data: { role: "admin" } });
+    try {
+      for (const [procedure, input, field] of names) {
+        const answer = await send(procedure, "mutation", input);
+        expect(answer.status, procedure).toBe(400);
+        expect(answer.message, procedure).toBe(`${field}: contains a control character (such as an escape or a carriage return); use printable text only.`);
+      }
+    } finally {
+      await db.user.update({ where: { id: adminId }, data: { role: before.role } });
+    }
+    expect(await db.organization.count({ where: { name: { contains: "\u001b" } } })).toBe(0);
+    expect(await db.apiKey.count({ where: { name: { contains: "\u001b" } } })).toBe(0);
+  });
 });

@@ -186,6 +186,34 @@ describe("evotrainer login, then status, report, decide and run over HTTP", () =
     expect((await runCli(["status", seed.run.id], env)).stderr).not.toContain(url);
   }, 180_000);
 
+  it("after login, orgs work on the server (names escaped in the terminal); users and gc say in one sentence that they run beside the database", async () => {
+    const adminHome = mkdtempSync(join(tmpdir(), "evo-remote-orgs-"));
+    const env = { ...laptop, XDG_CONFIG_HOME: adminHome };
+    // The seed's organization admin is this installation's admin here; a name stored before the API
+    // refused control characters is still printed as escapes.
+    await db.user.update({ where: { id: seed.users.admin.id }, data: { role: "admin" } });
+    await db.organization.create({ data: { name: "old \u001b[2Jname", slug: "old-escape" } });
+    expect((await runCli(["login", url, "--key", await keyOf(seed.users.admin.id)], env)).code).toBe(0);
+
+    const created = await runCli(["orgs", "create", "Lab B", "--admin", "lead@lab-b.example"], env);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain("organization Lab B (--org lab-b) created.");
+    expect(created.stdout).toContain(`${url}/invite/`);
+    const listed = await runCli(["orgs", "list"], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/lab-b\s+0\s+members\s+Lab B/);
+    expect(listed.stdout).toContain("old \\x1b[2Jname");
+    expect(listed.stdout).not.toContain("\u001b");
+
+    for (const command of [["users", "list"], ["gc"]]) {
+      const refused = await runCli(command, env);
+      expect(refused.code, command.join(" ")).toBe(1);
+      expect(refused.stderr.trim().split("\n"), command.join(" ")).toHaveLength(1);
+      expect(refused.stderr).toContain(`\`evotrainer ${command[0]}\` runs only beside the control plane's database, and this CLI is logged in to ${url}`);
+      expect(refused.stderr).not.toMatch(/prisma|does not exist|ECONNREFUSED/i);
+    }
+  }, 180_000);
+
   it("a server that is down is named, with what to do", async () => {
     const downHome = mkdtempSync(join(tmpdir(), "evo-remote-down-"));
     const key = await keyOf(seed.users.viewer.id);

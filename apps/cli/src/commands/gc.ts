@@ -3,6 +3,7 @@ import { allRunIds, createDatabase, loadRetentionState, recordRetention, type Da
 import { weightsToDelete, type FoundWeights, type JobWeights, type WeightsElsewhere } from "@evotrainer/executors";
 import { ensureLocalAdmin } from "@evotrainer/api";
 import { loadCliEnv } from "../env.ts";
+import { refuseWhileLoggedIn } from "../local-only.ts";
 import { WeightsPlaces } from "../weights-places.ts";
 
 const usage = "usage: evotrainer gc [runId …] [--yes]   (without --yes: list what would be deleted, with sizes)";
@@ -44,6 +45,7 @@ export async function gcCommand(args: string[]): Promise<number> {
   const unknown = args.filter((a) => a.startsWith("-") && a !== "--yes");
   if (unknown.length > 0) throw new Error(`${usage}\nunknown option ${unknown[0]}`);
   const confirmed = args.includes("--yes");
+  refuseWhileLoggedIn("gc", "it deletes model weights where the control plane keeps them");
   const env = loadCliEnv();
   const db = createDatabase(env.DATABASE_URL);
   const places = new WeightsPlaces(db, process.env);

@@ -2,6 +2,7 @@ import { createDatabase, type Database } from "@evotrainer/db";
 import { createProducerConnection, Producer } from "@evotrainer/queue";
 import { cliCaller } from "../cli-caller.ts";
 import { loadCliEnv } from "../env.ts";
+import { refuseWhileLoggedIn } from "../local-only.ts";
 
 const usage = `usage: evotrainer users invite <email> [--role viewer|approver|admin] [--expires-hours N]
        evotrainer users list [--json]
@@ -39,6 +40,7 @@ export async function usersCommand(args: string[]): Promise<number> {
   const [sub, target] = args;
   if (!sub || !["invite", "list", "role", "remove", "reset-password"].includes(sub)) throw new Error(usage);
   if (sub !== "list" && !target) throw new Error(usage);
+  refuseWhileLoggedIn("users", "an organization admin manages members on the dashboard's Members page");
   const env = loadCliEnv();
   const db = createDatabase(env.DATABASE_URL);
   const connection = createProducerConnection(env.REDIS_URL);

@@ -26,9 +26,8 @@ export function TRPCReactProvider({ children, shareToken }: { children: ReactNod
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       links: [
-        loggerLink({
-          enabled: (op) => process.env.NODE_ENV === "development" || (op.direction === "down" && op.result instanceof Error),
-        }),
+        // Development only: a production console is the user's, and the pages already show every error.
+        loggerLink({ enabled: () => process.env.NODE_ENV === "development" }),
         httpBatchStreamLink({
           transformer: SuperJSON,
           url: "/api/trpc",

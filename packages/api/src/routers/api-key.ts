@@ -3,11 +3,12 @@ import { z } from "zod";
 import { API_KEY_PREFIX } from "../auth/resolve-principal.ts";
 import { newSecretToken, sha256Hex } from "../auth/secret-token.ts";
 import { userProcedure } from "../trpc.ts";
+import { printable } from "../input/printable-text.ts";
 
 /** Keys for the CLI and for workers calling the API; each acts as the person who created it. */
 export const apiKeyRouter = {
   create: userProcedure
-    .input(z.object({ name: z.string().trim().min(1).max(100), expiresInDays: z.number().int().positive().max(3650).optional() }))
+    .input(z.object({ name: printable(z.string().trim().min(1).max(100)), expiresInDays: z.number().int().positive().max(3650).optional() }))
     .mutation(async ({ ctx, input }) => {
       const key = newSecretToken(API_KEY_PREFIX);
       const row = await ctx.db.apiKey.create({

@@ -82,7 +82,7 @@ export const branchRouter = {
     });
     // The same rule the override itself checks: the page offers it only where it would be admitted.
     const completions = [...branch.decisions].reverse().filter((d) => d.stage === "completion");
-    const admission = admitVetoOverride({ status: branch.status, runStatus: branch.run.status, completionDecisions: completions.map((d) => ({ id: d.id, kind: d.kind, actor: d.actorType })) });
+    const admission = admitVetoOverride({ status: branch.status, isBase: branch.parentId === null, runStatus: branch.run.status, completionDecisions: completions.map((d) => ({ id: d.id, kind: d.kind, actor: d.actorType })) });
     const vetoOverride = admission.outcome === "admitted" ? { open: true as const } : { open: false as const, reason: admission.reason, message: admission.message };
     return { ...branch, jobs, health, role, llm, vetoOverride };
   }),

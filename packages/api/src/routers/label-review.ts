@@ -4,10 +4,11 @@ import { reviewVerdict } from "@evotrainer/core";
 import { recordReview, reviewHarness, runLabelQuality, runReviewQueue, ReviewVerdict, type Database } from "@evotrainer/db";
 import { accessRun, protectedProcedure, requireRunRole, userProcedure } from "../trpc.ts";
 import { int64Id } from "./ids.ts";
+import { printable } from "../input/printable-text.ts";
 
 /** Questions per detector in the review queue: flagged rollouts for precision, unflagged ones for recall. */
 const QUEUE_SIZES = { flagged: 30, unflagged: 30 };
-const labelName = z.string().min(1).max(100);
+const labelName = printable(z.string().min(1).max(100));
 const note = z.string().max(2000).optional();
 
 /** One line of a truth file (`evotrainer labels export` writes them, `labels import` reads them). */
@@ -19,7 +20,7 @@ export const truthLineSchema = z.strictObject({
   branch: z.number().int().min(0).optional(),
   detector: labelName,
   verdict: z.enum(ReviewVerdict),
-  reviewer: z.string().min(1).max(200),
+  reviewer: printable(z.string().min(1).max(200)),
   note: z.string().max(2000).nullable().optional(),
 });
 export type TruthLine = z.infer<typeof truthLineSchema>;

@@ -19,6 +19,7 @@ import {
 import { hashPassword, verifyPassword } from "../auth/password.ts";
 import { newSecretToken, sha256Hex } from "../auth/secret-token.ts";
 import { linkProcedure, organizationAdminProcedure, requireOrganizationRole, userProcedure, type Context } from "../trpc.ts";
+import { printable } from "../input/printable-text.ts";
 
 export const INVITATION_TOKEN_PREFIX = "evi";
 export const PASSWORD_RESET_TOKEN_PREFIX = "evr";
@@ -130,7 +131,7 @@ export const memberRouter = {
    * count toward the account's sign-in lockout, as on the sign-in page.
    */
   acceptInvitation: invitationLink
-    .input(z.object({ name: z.string().trim().max(100).optional(), password: z.string().max(128).optional() }))
+    .input(z.object({ name: printable(z.string().trim().max(100)).optional(), password: z.string().max(128).optional() }))
     .mutation(async ({ ctx, input }) => {
       const account = await invitedAccount(ctx.db, ctx.tokenHash);
       let provenUserId: string | null = null;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createOrganization, isInstallationAdmin, listOrganizations, slugOf } from "@evotrainer/db";
 import { userProcedure } from "../trpc.ts";
 import { inviteByLink } from "./member.ts";
+import { printable } from "../input/printable-text.ts";
 
 /** An installation admin (the user row's role), not an admin of some organization: tenants are theirs to create. */
 const installationAdminProcedure = userProcedure.use(async ({ ctx, next }) => {
@@ -18,7 +19,7 @@ export const organizationRouter = {
   create: installationAdminProcedure
     .input(
       z.object({
-        name: z.string().trim().min(1, { error: "give the organization a name" }).max(100),
+        name: printable(z.string().trim().min(1, { error: "give the organization a name" }).max(100)),
         slug: z
           .string()
           .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { error: "lower-case letters, digits and single dashes" })

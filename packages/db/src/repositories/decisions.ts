@@ -70,7 +70,7 @@ export async function recordDecision(tx: Tx, request: DecisionRequest): Promise<
 
 export type VetoOverrideRecord =
   | { outcome: "recorded"; decisionId: string; runId: string; bestSoFar: boolean }
-  | { outcome: "refused"; reason: "not_policy_veto" | "run_finished" | "override_needs_reason"; message: string };
+  | { outcome: "refused"; reason: "not_policy_veto" | "base_branch" | "run_finished" | "override_needs_reason"; message: string };
 
 /**
  * A person overrides the policy's veto of a judged branch: the approval is recorded next to the veto
@@ -78,14 +78,15 @@ export type VetoOverrideRecord =
  * best so far when it scores higher) at once, under the run's lock as the worker's settle step does.
  */
 export async function overridePolicyVeto(tx: Tx, request: { branchId: string; userId: string; reason: string }): Promise<VetoOverrideRecord> {
-  const [branch] = await tx.$queryRaw<{ runId: string; status: string; promotionScore: number | null }[]>`
-    SELECT "runId", status::text AS status, "promotionScore" FROM "Branch" WHERE id = ${request.branchId} FOR UPDATE`;
+  const [branch] = await tx.$queryRaw<{ runId: string; parentId: string | null; status: string; promotionScore: number | null }[]>`
+    SELECT "runId", "parentId", status::text AS status, "promotionScore" FROM "Branch" WHERE id = ${request.branchId} FOR UPDATE`;
   if (!branch) return { outcome: "refused", reason: "not_policy_veto", message: `no branch with id ${request.branchId}` };
   const [run] = await tx.$queryRaw<{ status: string; bestBranchId: string | null }[]>`
     SELECT status::text AS status, "bestBranchId" FROM "Run" WHERE id = ${branch.runId} FOR UPDATE`;
   const decisions = await tx.decision.findMany({ where: { branchId: request.branchId, stage: "completion" }, orderBy: { createdAt: "asc" }, select: { id: true, kind: true, actorType: true } });
   const admission = admitVetoOverride({
     status: branch.status as Parameters<typeof admitVetoOverride>[0]["status"],
+    isBase: branch.parentId === null,
     runStatus: run!.status as Parameters<typeof admitVetoOverride>[0]["runStatus"],
     completionDecisions: decisions.map((d) => ({ id: d.id, kind: d.kind, actor: d.actorType })),
   });

@@ -50,9 +50,15 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
       <header className="run-header">
         <a href={basePath}>← {b.run.name}</a>
         <h1>Branch v{b.version}</h1>
-        <StatusBadge status={b.status} />
-        {b.run.bestBranchId === b.id &&
-          (b.status === "promoted" ? <span className="pill best">best so far</span> : <span className="pill" title="the run's first branch is every later branch's reference, whatever its own verdict">reference</span>)}
+        {/* The same word the tree shows: the base branch is the run's reference, whatever its own verdict. */}
+        {b.parent === null && b.status !== "promoted" ? (
+          <span className="status status-reference" title="the run's first branch is every later branch's reference, whatever its own verdict">
+            reference
+          </span>
+        ) : (
+          <StatusBadge status={b.status} />
+        )}
+        {b.run.bestBranchId === b.id && b.status === "promoted" && <span className="pill best">best so far</span>}
         <span className="muted">
           round {b.round} · score {fmtScore(b.promotionScore)} · GPU {Math.round(b.gpuSecondsUsed)} s
           {b.llm.calls > 0 && (
