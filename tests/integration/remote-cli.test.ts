@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { createHTTPServer } from "@trpc/server/adapters/standalone";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { appRouter, createCallerFactory, createContext } from "@evotrainer/api";
+import { TRPC_BODY_LIMIT_BYTES } from "@evotrainer/api/body-limit";
 import { createDatabase } from "@evotrainer/db";
 import { createIngestPool } from "@evotrainer/db/ingest";
 import { createTestDatabase } from "@evotrainer/db/testing";
@@ -28,6 +29,8 @@ const producer = new Producer(connection, prefix);
 const server = createHTTPServer({
   router: appRouter,
   basePath: "/api/trpc/",
+  // The limit the dashboard's route enforces on every request.
+  maxBodySize: TRPC_BODY_LIMIT_BYTES,
   createContext: ({ req }) =>
     createContext({ db, headers: new Headers(req.headers as Record<string, string>), producer: () => producer, sessionUserId: async () => null, ingestPool: () => ingestPool }),
 });
@@ -171,6 +174,20 @@ describe("evotrainer login, then status, report, decide and run over HTTP", () =
     expect(refused.stderr).toContain(url);
     expect(refused.stderr).toMatch(/approver/);
   }, 300_000);
+
+  it("a line larger than one request can carry is quarantined with its size, and the lines around it are stored", async () => {
+    const importerHome = mkdtempSync(join(tmpdir(), "evo-remote-large-"));
+    const env = { ...laptop, XDG_CONFIG_HOME: importerHome };
+    expect((await runCli(["login", url, "--key", await keyOf(seed.users.approver.id)], env)).code).toBe(0);
+    const rollout = (uid: string, prompt: string) => ({ uid, split: "train", step: 1, taskId: uid, groupId: `${uid}@1`, sample: 0, prompt, response: "the sum", reward: 1, responseTokens: 5, turns: 1 });
+    const file = join(importerHome, "large.jsonl");
+    writeFileSync(file, [rollout("small-1", "add 2 and 2"), rollout("huge", "x".repeat(40 * 1024 * 1024)), rollout("small-2", "add 3 and 4")].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const ingested = await runCli(["ingest", file, "--branch", seed.branches.v2.id], env);
+    expect(ingested.code, ingested.stderr).toBe(0);
+    expect(ingested.stdout).toContain("2 rollouts added, 0 already present, 1 lines quarantined");
+    expect(ingested.stdout).toMatch(/large\.jsonl:2: the line is 40\.0 MiB, and http:\/\/127\.0\.0\.1:\d+ takes at most 31\.9 MiB in one request/);
+    expect(await db.rollout.count({ where: { branchId: seed.branches.v2.id, uid: { in: ["small-1", "small-2", "huge"] } } })).toBe(2);
+  }, 180_000);
 
   it("a viewer's key reads but cannot decide; logout returns the CLI to local mode", async () => {
     const viewerHome = mkdtempSync(join(tmpdir(), "evo-remote-viewer-"));

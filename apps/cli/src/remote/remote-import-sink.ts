@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
-import { sourceParts } from "@evotrainer/db/ingest";
+import { TRPC_BODY_LIMIT_BYTES } from "@evotrainer/api/body-limit";
+import { sourceParts, type SourcePart } from "@evotrainer/db/ingest";
 import { byteProgress, type ByteProgress } from "../byte-progress.ts";
 import type { ImportSink, StagedSource, SourcesIngested } from "../import-sink.ts";
 import type { Credentials } from "./credentials.ts";
@@ -7,6 +8,27 @@ import { remoteApi, remoteError, type RemoteApi } from "./remote-api.ts";
 
 // Well under what a proxy in front of the dashboard takes in one request, once escaped as JSON.
 const BATCH_BYTES = 2 * 1024 * 1024;
+// The longest line one request carries, escaped as JSON: the server's body limit, less room for the request's other fields.
+const MAX_LINE_JSON_BYTES = TRPC_BODY_LIMIT_BYTES - 64 * 1024;
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+/**
+ * A part's lines as one request sends them; a line that no request to `server` can carry is
+ * quarantined at its line, with its size, rather than stopping the import.
+ */
+function requestLines(part: SourcePart, server: string) {
+  const lines: { lineNumber: number; text: string; invalidUtf8: boolean }[] = [];
+  const tooLarge: { lineNumber: number; reason: string; raw: string }[] = [];
+  for (const { lineNumber, text, invalidUtf8 } of part.lines) {
+    // Escaping grows a line at most sixfold (\\u0000): only a line that could then pass the limit is measured as sent.
+    const bytes = Buffer.byteLength(text);
+    const sent = bytes * 6 < MAX_LINE_JSON_BYTES ? bytes : Buffer.byteLength(JSON.stringify(text));
+    if (sent <= MAX_LINE_JSON_BYTES) lines.push({ lineNumber, text, invalidUtf8 });
+    else tooLarge.push({ lineNumber, reason: `the line is ${mib(bytes)}, and ${server} takes at most ${mib(MAX_LINE_JSON_BYTES)} in one request: import it beside the server's database (\`evotrainer logout\`, then \`evotrainer import\`)`, raw: text.slice(0, 2_000) });
+  }
+  return { lines, unreadable: [...(part.unreadable ?? []), ...tooLarge] };
+}
 
 /**
  * Imports into the server the CLI is logged in to: files are read and converted here, and their lines
@@ -32,8 +54,7 @@ export function remoteImportSink(credentials: Credentials): ImportSink {
     let parts = resumed.parts;
     for (let i = 0; i < parts.length; ) {
       const part = parts[i]!;
-      const lines = part.lines.map(({ lineNumber, text, invalidUtf8 }) => ({ lineNumber, text, invalidUtf8 }));
-      const stored = await call((a) => a.import.append.mutate({ ...ask, from: part.from, next: part.next, lines, unreadable: [...(part.unreadable ?? [])] }));
+      const stored = await call((a) => a.import.append.mutate({ ...ask, from: part.from, next: part.next, ...requestLines(part, credentials.server) }));
       if (stored.outcome === "cursor_moved") {
         // Another upload of the same source got there first: go on from where it left off.
         parts = sourceParts(source, stored.cursor, BATCH_BYTES).parts;
