@@ -169,9 +169,9 @@ describe("ssh executor (real OpenSSH on 127.0.0.1)", () => {
     expect(connects()).toBeGreaterThan(connectsBefore);
   });
 
-  it("reads a SIGKILL it did not send as OOM, retriable", async () => {
-    const handle = await executor.launch(spec("oom1", sh("kill -9 $$")));
-    expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: 137, failureClass: "oom", retriable: true, message: "killed by SIGKILL" });
+  it("reads a SIGKILL it did not send as a retriable crash naming the suspects, not as OOM", async () => {
+    const handle = await executor.launch(spec("killed1", sh("kill -9 $$")));
+    expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: 137, failureClass: "crash", retriable: true, message: expect.stringMatching(/^killed by SIGKILL, not by EvoTrainer: the kernel's out-of-memory killer or another process/) });
   });
 
   it("reads a CUDA out-of-memory error in the log as gpu_oom, not retriable", async () => {

@@ -126,14 +126,14 @@ describe("SSH executor end to end: a gym run on a GPU node reached over a real O
       sshd.dropSessions();
       await until("the base branch trained", async () => (await db.job.findUniqueOrThrow({ where: { id: baseJob.id } })).state === "succeeded");
 
-      // A child's trainer is SIGKILLed on the node (what the kernel's OOM killer does): exit 137, class oom, retried.
+      // A child's trainer is SIGKILLed on the node (as the kernel's OOM killer or a person would): exit 137, a crash, retried.
       const child = await until("a child branch's job running", () =>
         db.job.findFirst({ where: { branch: { runId, version: { gt: 0 } }, kind: "train", state: "running", attempts: 1 } }),
       );
       const pid = await until("the child's trainer process", async () => trainerPid(child.id));
       process.kill(pid, "SIGKILL");
       const retry = await until("the retry event", () => db.event.findFirst({ where: { runId, type: "job_retry" } }));
-      expect(retry.payload).toMatchObject({ jobId: child.id, failureClass: "oom", exitCode: 137 });
+      expect(retry.payload).toMatchObject({ jobId: child.id, failureClass: "crash", exitCode: 137 });
 
       const report = await until(
         "the run to complete",
@@ -145,7 +145,7 @@ describe("SSH executor end to end: a gym run on a GPU node reached over a real O
       );
       expect(report.status).toBe("completed");
       const retried = await db.job.findUniqueOrThrow({ where: { id: child.id } });
-      expect(retried).toMatchObject({ state: "succeeded", attempts: 2, failureClass: "oom", exitCode: 0 });
+      expect(retried).toMatchObject({ state: "succeeded", attempts: 2, failureClass: "crash", exitCode: 0 });
 
       // Exactly once: the rows in Postgres are the distinct rollouts the node's files hold, job by job.
       const jobs = await db.job.findMany({ where: { branch: { runId }, state: "succeeded" } });

@@ -44,10 +44,15 @@ function commandNotRun(exitCode: number, log: string): string | null {
   return `the job's command ${what} (exit ${exitCode}; check trainer.python and the job's command)${said ? `: ${said}` : ""}`;
 }
 
+function killedBy(signal: NodeJS.Signals, oomSuspect: boolean): string {
+  return oomSuspect ? `killed by ${signal}, not by EvoTrainer: the kernel's out-of-memory killer or another process (the host's dmesg tells which)` : `killed by ${signal}`;
+}
+
 /**
  * Classifies a job whose process is gone, the same way for every executor: a zero exit succeeded;
  * a cancelled job is cancelled whatever its code; otherwise the trainer's own status.json wins,
- * then a GPU OOM seen in the log, then the exit code (a SIGKILL we did not send reads as OOM).
+ * then a GPU OOM seen in the log, then the exit code. A SIGKILL we did not send is a crash whose
+ * message names the suspects: only an executor that sees the cause (a pod's OOMKilled) says "oom".
  */
 export async function classifyEndedJob(job: EndedJob): Promise<JobObservation> {
   if (job.exitCode === 0) return { state: "succeeded" };
@@ -64,11 +69,10 @@ export async function classifyEndedJob(job: EndedJob): Promise<JobObservation> {
   const [status, log] = await Promise.all([job.status(), job.logTail()]);
   const reported = status?.state === "failed" ? status : null;
   const exit = classifyExit(job.exitCode);
-  const byExit: ExecutorFailureClass = exit.oomSuspect ? "oom" : (exit.failureClass ?? "crash");
-  let failureClass: ExecutorFailureClass = reported?.failureClass ?? byExit;
+  let failureClass: ExecutorFailureClass = reported?.failureClass ?? exit.failureClass ?? "crash";
   const gpuOom = generic.has(failureClass) ? lastLineMatching(log, GPU_OOM) : null;
   if (gpuOom) failureClass = "gpu_oom";
   const message =
-    reported?.message ?? gpuOom ?? commandNotRun(job.exitCode, log) ?? (exit.signal ? `killed by ${exit.signal}` : `exited with code ${job.exitCode}`);
+    reported?.message ?? gpuOom ?? commandNotRun(job.exitCode, log) ?? (exit.signal ? killedBy(exit.signal, exit.oomSuspect) : `exited with code ${job.exitCode}`);
   return { state: "failed", exitCode: job.exitCode, failureClass, retriable: !notRetriable.has(failureClass), message };
 }

@@ -53,9 +53,9 @@ describe("local executor (real child processes)", () => {
     expect(observed.state === "failed" && observed.message).toMatch(/was not found .*\/opt\/no-such-venv\/bin\/python/);
   });
 
-  it("reads a SIGKILL it did not send as OOM, retriable (on a shared node a neighbour may be the cause)", async () => {
-    const handle = await executor.launch({ jobId: "oom1", attempt: 1, command: sh("kill -9 $$"), env: {}, gpus: 0, deadlineSeconds: 600, files: {} });
-    expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: 137, failureClass: "oom", retriable: true, message: "killed by SIGKILL" });
+  it("reads a SIGKILL it did not send as a retriable crash naming the suspects, not as OOM", async () => {
+    const handle = await executor.launch({ jobId: "killed1", attempt: 1, command: sh("kill -9 $$"), env: {}, gpus: 0, deadlineSeconds: 600, files: {} });
+    expect(await settle(handle)).toMatchObject({ state: "failed", exitCode: 137, failureClass: "crash", retriable: true, message: expect.stringMatching(/^killed by SIGKILL, not by EvoTrainer: the kernel's out-of-memory killer or another process/) });
   });
 
   it("reads a CUDA out-of-memory error in the log as gpu_oom, not retriable", async () => {
