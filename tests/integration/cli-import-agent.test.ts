@@ -107,6 +107,16 @@ describe("evotrainer import of agent trajectories", () => {
     expect(fromDirectory.rollouts).toMatchObject({ added: 3, resolved: 3, withResult: 3 });
   }, 300_000);
 
+  it("imports mini-swe-agent's published layout as it is: trajs/<id>/<id>.traj.json with the bare logs/<id>/report.json, results joined by folder", async () => {
+    const layout = join(REAL, "mini-swe-agent-layout");
+    const report = await importJson("mini-swe-agent", layout);
+    expect(report).toMatchObject({ files: 2, rollouts: { added: 2, quarantined: 0, resolved: 1, withResult: 2 } });
+    const rows = await db.rollout.findMany({ where: { branchId: report.branchId }, orderBy: { taskId: "asc" } });
+    expect(rows.map((r) => [r.taskId, r.reward])).toEqual([["django__django-10999", 0], ["sympy__sympy-16886", 1]]);
+    expect(rows[0]!.extra).toMatchObject({ resolved: false, report: { patch_is_None: false, patch_successfully_applied: true } });
+    expect(rows[1]!.testResults).toEqual({ passed: 43, total: 43, status: "resolved" });
+  }, 300_000);
+
   it("import --help lists every format with the layouts it reads", async () => {
     const help = await runCli(["import", "--help"], { DATABASE_URL: databaseUrl });
     expect(help.code).toBe(0);

@@ -68,7 +68,7 @@ export function readSwebenchReport(file: string): Map<string, SwebenchResult> {
   } catch (error) {
     throw new Error(`${file}: not a JSON report (${(error as Error).message})`);
   }
-  return parseSwebenchReport(json, file);
+  return parseSwebenchReport(json, file, basename(dirname(file)));
 }
 
 function readReportFiles(files: string[]): SwebenchReports {

@@ -1,6 +1,6 @@
 import type { Rollout, Turn } from "@evotrainer/contract";
 import { agentRollout, isLimitStatus } from "./agent-rollout.ts";
-import { openAiTurns } from "./openai-turns.ts";
+import { isExitMessage, openAiTurns } from "./openai-turns.ts";
 import { swebenchInstanceResult, type SwebenchResult } from "./swebench-report.ts";
 import { isRecord, TrajectoryShapeError, unknownFields } from "./trajectory-error.ts";
 
@@ -16,9 +16,11 @@ const INFO_KEYS = new Set(["exit_status", "submission"]);
 /**
  * The bash-only agent's turns made explicit: a response's single ```bash block (or v1.1's
  * `extra.actions`) is its call, and an observation — a user message starting `<returncode>`, a
- * timeout notice, or v1.1's message with `extra.returncode` — is the call's result.
+ * timeout notice, or v1.1's message with `extra.returncode` — is the call's result. 2.x's tool-call
+ * models already record `tool_calls` and `tool` results, which openAiTurns reads.
  */
-function explicitCalls(turns: Turn[], messages: readonly unknown[]): Turn[] {
+function explicitCalls(turns: Turn[], allMessages: readonly unknown[]): Turn[] {
+  const messages = allMessages.filter((message) => !isExitMessage(message));
   return turns.map((turn, i) => {
     const message = messages[i];
     const extra = isRecord(message) && isRecord(message["extra"]) ? message["extra"] : {};
@@ -48,7 +50,8 @@ export interface MiniSweAgentOptions {
 }
 
 /**
- * A mini-swe-agent trajectory (`.traj.json`, trajectory_format mini-swe-agent-1 or -1.1) as a
+ * A mini-swe-agent trajectory (`.traj.json`: trajectory_format mini-swe-agent-1 for 1.x, -1.1 for
+ * 1.x's last releases and every 2.x, whose messages end with an `exit` message) as a
  * rollout. Also reads the line shape `{instance_id, traj, report}` that bundles one with its
  * SWE-bench report. `info.submission` is the patch; `info.exit_status` the finish reason.
  */
@@ -73,8 +76,9 @@ export function miniSweAgentRollout(json: unknown, options: MiniSweAgentOptions)
   if (!instanceId) throw new TrajectoryShapeError(`${where}: no instance_id in the trajectory or its file name`);
 
   const converted = openAiTurns(traj["messages"], where);
-  const exitStatus = typeof info["exit_status"] === "string" ? info["exit_status"] : undefined;
-  const submission = info["submission"];
+  const nonEmpty = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+  const exitStatus = nonEmpty(info["exit_status"]) ?? converted.exit?.status;
+  const submission = nonEmpty(info["submission"]) ?? nonEmpty(converted.exit?.fields["submission"]) ?? info["submission"];
   return agentRollout(
     {
       taskId: instanceId,
@@ -88,6 +92,7 @@ export function miniSweAgentRollout(json: unknown, options: MiniSweAgentOptions)
         ...bundleExtra,
         ...unknownFields(traj, TOP_KEYS),
         info: unknownFields(info, INFO_KEYS),
+        ...(converted.exit && Object.keys(converted.exit.fields).length > 0 ? { exit: converted.exit.fields } : {}),
         ...(Object.keys(converted.messageFields).length > 0 ? { messageFields: converted.messageFields } : {}),
       },
     },

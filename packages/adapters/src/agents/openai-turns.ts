@@ -10,7 +10,23 @@ export interface ConvertedTurns {
   completionTokens: number;
   /** The last assistant message's own finish reason, when the data records one. */
   lastFinishReason?: string;
+  /** mini-swe-agent 2.x's closing `exit` message: how the run ended and what it submitted. */
+  exit?: AgentExit;
 }
+
+/** An `exit` message's record of the end: its `extra.exit_status`, its content, and its other fields (traceback…). */
+export interface AgentExit {
+  status?: string;
+  content: string;
+  fields: Record<string, unknown>;
+}
+
+/**
+ * mini-swe-agent 2.x ends every trajectory with a message of role `exit` (its agent's Submitted,
+ * LimitsExceeded, TimeExceeded or an uncaught exception): a record of how the run ended, not a turn
+ * of the conversation, so it is read as the episode's end and left out of the turns.
+ */
+export const isExitMessage = (message: unknown): boolean => isRecord(message) && message["role"] === "exit";
 
 const MESSAGE_KEYS = new Set(["role", "content", "tool_calls", "tool_call_id", "name"]);
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
@@ -90,9 +106,15 @@ export function openAiTurns(messages: readonly unknown[], where: string): Conver
   const callNames = new Map<string, string>();
   let completionTokens = 0;
   let lastFinishReason: string | undefined;
+  let exit: AgentExit | undefined;
   messages.forEach((message, index) => {
     const at = `${where} message ${index}`;
     if (!isRecord(message)) throw new TrajectoryShapeError(`${at}: not an object`);
+    if (isExitMessage(message)) {
+      const { exit_status: status, ...fields } = isRecord(message["extra"]) ? message["extra"] : {};
+      exit = { ...(typeof status === "string" ? { status } : {}), content: contentText(message["content"], at), fields };
+      return;
+    }
     let turn: Turn;
     let known = MESSAGE_KEYS;
     if (message["type"] === "function_call_output") {
@@ -113,7 +135,7 @@ export function openAiTurns(messages: readonly unknown[], where: string): Conver
       known = new Set(["object"]);
     } else {
       const role = message["role"];
-      if (typeof role !== "string" || !ROLES.has(role)) throw new TrajectoryShapeError(`${at}: role ${JSON.stringify(role)} is not system, user, assistant or tool`);
+      if (typeof role !== "string" || !ROLES.has(role)) throw new TrajectoryShapeError(`${at}: role ${JSON.stringify(role)} is not system, user, assistant, tool or exit`);
       turn = { role: role as Turn["role"], content: contentText(message["content"], at) };
       if (Array.isArray(message["tool_calls"]) && message["tool_calls"].length > 0) {
         turn.toolCalls = message["tool_calls"].map((call) => toolCallOf(call, at));
@@ -132,8 +154,8 @@ export function openAiTurns(messages: readonly unknown[], where: string): Conver
       lastFinishReason = finishReasonOf(message) ?? lastFinishReason;
     }
     const rest = unknownFields(message, known);
-    if (Object.keys(rest).length > 0) messageFields[String(index)] = rest;
+    if (Object.keys(rest).length > 0) messageFields[String(turns.length)] = rest;
     turns.push(turn);
   });
-  return { turns, messageFields, completionTokens, ...(lastFinishReason !== undefined ? { lastFinishReason } : {}) };
+  return { turns, messageFields, completionTokens, ...(lastFinishReason !== undefined ? { lastFinishReason } : {}), ...(exit ? { exit } : {}) };
 }

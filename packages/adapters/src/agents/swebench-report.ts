@@ -28,13 +28,20 @@ export function swebenchInstanceResult(body: unknown, where: string): SwebenchRe
 }
 
 /**
- * A SWE-bench report file, by instance id. Both shapes the harness writes are read: the per-instance
- * `report.json` (`{"<instance_id>": {resolved, tests_status: {FAIL_TO_PASS: {success, failure}, …}}}`,
- * one or many instances) and the run summary (`{resolved_ids, unresolved_ids, empty_patch_ids, error_ids, …}`).
+ * A SWE-bench report file, by instance id. Every shape published runs hold is read: the harness's
+ * per-instance `report.json` (`{"<instance_id>": {resolved, tests_status: {FAIL_TO_PASS: {success,
+ * failure}, …}}}`, one or many instances), the bare entry mini-swe-agent's published runs keep as
+ * `logs/<instance_id>/report.json` (`{patch_is_None, resolved, …}`, its directory naming the
+ * instance: `folderInstance`), and the run summary (`{resolved_ids, unresolved_ids, empty_patch_ids, error_ids, …}`).
  */
-export function parseSwebenchReport(json: unknown, where: string): Map<string, SwebenchResult> {
+export function parseSwebenchReport(json: unknown, where: string, folderInstance?: string): Map<string, SwebenchResult> {
   if (!isRecord(json)) throw new TrajectoryShapeError(`${where}: a SWE-bench report is a JSON object`);
   const results = new Map<string, SwebenchResult>();
+  if (typeof json["resolved"] === "boolean") {
+    if (!folderInstance) throw new TrajectoryShapeError(`${where}: a bare report entry names no instance; keep it as logs/<instance_id>/report.json, or give the harness's {"<instance_id>": {…}} form`);
+    results.set(folderInstance, swebenchInstanceResult(json, where));
+    return results;
+  }
   if (Array.isArray(json["resolved_ids"])) {
     for (const id of names(json["resolved_ids"])) results.set(id, { resolved: true, fields: {} });
     for (const kind of ["unresolved_ids", "empty_patch_ids", "error_ids"]) {
