@@ -29,7 +29,14 @@ commands:
 
 const [command, ...args] = process.argv.slice(2);
 
+// These use this machine's database when not logged in: they wait for it to answer before they start
+// (database-wait.ts), so PostgreSQL restarting reads as one line and a wait, not as a failed command.
+const usesLocalDatabase = new Set(["run", "calibrate", "status", "report", "ingest", "import", "labels", "nodes", "gc", "users", "orgs", "pause", "resume", "stop", "extend-budget", "cancel-job", "decide"]);
+
 try {
+  if (command && usesLocalDatabase.has(command) && !args.includes("--help") && !args.includes("-h")) {
+    await (await import("./database-wait.ts")).untilLocalDatabaseAnswers();
+  }
   switch (command) {
     case "login":
       process.exitCode = await (await import("./commands/login.ts")).loginCommand(args);
@@ -98,6 +105,6 @@ try {
       process.exitCode = 2;
   }
 } catch (error) {
-  console.error(`evotrainer: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`evotrainer: ${(await import("./database-wait.ts")).failureLine(error)}`);
   process.exitCode = 1;
 }

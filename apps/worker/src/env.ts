@@ -23,6 +23,10 @@ export const workerEnvSchema = databaseEnvSchema.extend(redisEnvSchema.shape).ex
   // (docs/retention.md); manual: only `evotrainer gc --yes` deletes them.
   EVO_RETENTION: z.enum(["after-run", "manual"]).default("after-run"),
   EVO_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  // GET /health for an orchestrator's probe (health-server.ts); no server without it, 0 picks a free port.
+  EVO_WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  // Loopback unless asked: the answer names the database's and Redis's addresses.
+  EVO_WORKER_HEALTH_HOST: z.string().min(1).default("127.0.0.1"),
   // Crash tests only: stop at the n-th time the worker reaches a named point (see failpoints.ts).
   EVO_FAILPOINT: z.string().regex(/^[a-z:-]+:\d+(,[a-z:-]+:\d+)*$/).optional(),
   EVO_FAILPOINT_FILE: z.string().min(1).optional(),

@@ -126,5 +126,5 @@ export {
   type LabelQualityRequirement,
   type LabelTrust,
 } from "./label-quality/label-quality-gate.ts";
-export { observeService, isServiceUnavailable, serviceAddress, type ServiceName, type ServiceState, type ServiceObservation, type OutagePlan } from "./services/service-outage.ts";
+export { observeService, isServiceUnavailable, serviceAddress, serverAddress, type ServiceName, type ServiceState, type ServiceObservation, type OutagePlan } from "./services/service-outage.ts";
 export { ServiceStatus } from "./services/service-status.ts";

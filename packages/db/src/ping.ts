@@ -4,6 +4,8 @@ export interface ServiceCheck {
   ok: boolean;
   /** What went wrong and how to fix it; absent when ok. */
   error?: string;
+  /** The driver's own words for what went wrong (ECONNREFUSED…), for a one-line status; absent when ok. */
+  reason?: string;
 }
 
 function redact(url: string): string {
@@ -23,6 +25,7 @@ export async function pingPostgres(databaseUrl: string, timeoutMs = 2_000): Prom
     const reason = error instanceof Error ? error.message || error.name : String(error);
     return {
       ok: false,
+      reason,
       error:
         `PostgreSQL is unreachable at ${redact(databaseUrl)} (${reason}). ` +
         "Start it with `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`, " +

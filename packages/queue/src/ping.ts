@@ -4,6 +4,8 @@ export interface ServiceCheck {
   ok: boolean;
   /** What went wrong and how to fix it; absent when ok. */
   error?: string;
+  /** The driver's own words for what went wrong (ECONNREFUSED…), for a one-line status; absent when ok. */
+  reason?: string;
 }
 
 /** Sends PING over a fresh fail-fast connection and says how to fix a failure. */
@@ -29,6 +31,7 @@ export async function pingRedis(redisUrl: string, timeoutMs = 2_000): Promise<Se
     const reason = cause instanceof Error ? cause.message || cause.name : String(cause);
     return {
       ok: false,
+      reason,
       error:
         `Redis is unreachable at ${redisUrl} (${reason}). ` +
         'Start it with `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`, ' +

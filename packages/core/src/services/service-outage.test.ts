@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isServiceUnavailable, observeService, serviceAddress } from "./service-outage.ts";
+import { isServiceUnavailable, observeService, serverAddress, serviceAddress } from "./service-outage.ts";
 import { ServiceStatus } from "./service-status.ts";
 
 const plan = { meanwhile: "retrying", resumed: "carrying on" };
@@ -31,5 +31,7 @@ describe("service outages", () => {
   it("names a server without its credentials", () => {
     expect(serviceAddress("postgresql://evo:secret@db.example:5432/evotrainer")).toBe("db.example:5432/evotrainer");
     expect(serviceAddress("redis://:pw@127.0.0.1:6379")).toBe("127.0.0.1:6379");
+    expect(serverAddress("postgresql://evo:secret@db.example/evotrainer")).toBe("db.example:5432");
+    expect(serverAddress("redis://:pw@127.0.0.1:6380")).toBe("127.0.0.1:6380");
   });
 });

@@ -79,3 +79,18 @@ export function serviceAddress(url: string): string {
     return "(unparsable URL)";
   }
 }
+
+const DEFAULT_PORTS: Record<string, string> = { "postgresql:": "5432", "postgres:": "5432", "redis:": "6379", "rediss:": "6379" };
+
+/**
+ * The server a connection URL names, as `host:port` with the scheme's default port filled in: what an
+ * operator checks is listening, in one-line messages that name the server rather than the database.
+ */
+export function serverAddress(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || "localhost"}:${parsed.port || DEFAULT_PORTS[parsed.protocol] || "?"}`;
+  } catch {
+    return "(unparsable URL)";
+  }
+}
