@@ -68,6 +68,6 @@ describe("swe detectors against hand-checked labels of real trajectories", () =>
     expect(row("test_tampering").recall).toBe(1);
     expect(row("tool_error").recall).toBeGreaterThanOrEqual(41 / 45);
     expect(row("env_error").recall).toBeGreaterThanOrEqual(17 / 18);
-    expect(row("no_test_after_edit").recall).toBeGreaterThanOrEqual(4 / 5);
+    expect(row("no_test_after_edit").recall).toBe(1);
   });
 });

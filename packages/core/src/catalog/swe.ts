@@ -14,13 +14,18 @@ const EDIT = `['"command":"str_replace"', '"command":"create"', '"command":"inse
 // A script the agent wrote to make its edit, run (python apply_fix.py, edit_x.py, modify_, patch_,
 // update_): its call names no submitted file, the script does.
 const SCRIPT_EDIT = `['python apply_', 'python3 apply_', 'python edit_', 'python3 edit_', 'python fix', 'python3 fix', 'python modify_', 'python3 modify_', 'python patch', 'python3 patch', 'python update_', 'python3 update_']`;
-const TEST_RUN = `['pytest', 'python -m ', 'python3 -m ', 'python -c', 'python3 -c', 'tox', 'npm test', 'npm run test', 'yarn test', 'go test', 'cargo test', 'run_tests', 'runtests', 'bin/test', 'run.sh', 'manage.py test', 'nosetests', 'make test', 'make check', 'make html', 'make docs', 'make -C doc', 'mvn test', 'gradle test', 'python test', 'python3 test', 'python tests/', 'python3 tests/', 'python repro', 'python3 repro', 'bash repro', '/repro', 'python verify', 'python3 verify', 'python check', 'python3 check', 'python final_test', 'python3 final_test', 'python run_', 'python3 run_', 'python demo', 'python3 demo', 'python example', 'python3 example', 'python debug', 'python3 debug', 'sphinx-build']`;
+const TEST_RUN = `['pytest ', 'pytest"', 'pytest\\\\n', 'py.test', 'python -m ', 'python3 -m ', 'python -c', 'python3 -c', 'tox', 'npm test', 'npm run test', 'yarn test', 'go test', 'cargo test', 'run_tests', 'runtests', 'bin/test', 'run.sh', 'manage.py test', 'nosetests', 'make test', 'make check', 'make html', 'make docs', 'make -C doc', 'mvn test', 'gradle test', 'python test', 'python3 test', 'python tests/', 'python3 tests/', 'python repro', 'python3 repro', 'bash repro', '/repro', 'python verify', 'python3 verify', 'python check', 'python3 check', 'python final_test', 'python3 final_test', 'python run_', 'python3 run_', 'python demo', 'python3 demo', 'python example', 'python3 example', 'python debug', 'python3 debug', 'sphinx-build']`;
 // The package's own console scripts (pylint x.py, sqlfluff lint, django-admin, sphinx-build), named
 // after the repository of the SWE-bench instance.
 const CONSOLE_SCRIPT = `(swe_repo(task_id) == '' ? [] : ['"command":"' + swe_repo(task_id) + ' ', '&& ' + swe_repo(task_id) + ' ', '; ' + swe_repo(task_id) + ' ', '"command":"' + swe_repo(task_id) + '-', '&& ' + swe_repo(task_id) + '-'])`;
 const EDIT_BY_TOOL = `last_call_on(tool_calls, ${EDIT}, patch_files(patch))`;
 const EDIT_BY_SCRIPT = `(size(patch_files(patch)) > 0 ? last_call(tool_calls, ${SCRIPT_EDIT}) : -1)`;
 const CHECK_RUN = `last_call(tool_calls, ${TEST_RUN})`;
+// A script fed to Python on its standard input (python - <<'PY' … PY, python <<EOF) that imports the
+// repository: a check, as python -c is, where a heredoc that only writes files is an edit.
+const PY_STDIN = `['python - ', 'python3 - ', 'python -<', 'python3 -<', 'python <<', 'python3 <<']`;
+const REPO_IMPORT = `(swe_repo(task_id) == '' ? [] : ['import ' + swe_repo(task_id), 'from ' + swe_repo(task_id)])`;
+const STDIN_CHECK = `last_call_both(tool_calls, ${PY_STDIN}, ${REPO_IMPORT})`;
 const CONSOLE_RUN = `last_call(tool_calls, ${CONSOLE_SCRIPT})`;
 // Output of a test runner: its failures are tests failing, not the tool.
 const TEST_REPORT = String.raw`(?m)(^=+ .*(passed|failed|error).* =+$|^FAILED \(|^Ran \d+ tests? in|^OK( \(|$)|^(FAIL|ERROR): test|^E\s{3}|^\s*tests finished: \d+ passed|\[FAIL\]$)`;
@@ -35,8 +40,16 @@ const PY_RAISED = String.raw`(?m)(Traceback \(most recent call last\)|^\s*File "
 // the agent's own (it never names it as a quoted name, a folder or a .py file): a test runner or
 // library missing from the image.
 const ENV_MISSING = String.raw`(?m)(: command not found|: not found$)`;
+// Not the environment's fault: Python fed to the shell (from, import, def… as a command) and prose run
+// as a command (a capitalised word).
+const AGENT_COMMAND = String.raw`(?m)(^|: )(from|import|def|class|return|print|if|elif|else|for|while|with|try|except|raise|[A-Z][\w-]*): (command )?not found`;
 const AGENT_MODULE = `(tool_text.contains("'" + missing_module(r.content) + "'") || tool_text.contains('\\\\"' + missing_module(r.content) + '\\\\"') || tool_text.contains(missing_module(r.content) + '/') || tool_text.contains(missing_module(r.content) + '.py'))`;
-const ENV_FAILURE = `(!r.ok && (r.content.matches(r'${ENV_MISSING}') || (missing_module(r.content) != '' && !${AGENT_MODULE})))`;
+// The repository's own folder as a module (django__django) is the agent running from the wrong place.
+const REPO_FOLDER_MODULE = `(missing_module(r.content).contains('__') || missing_module(r.content) == 'testbed')`;
+// A module another call of the trajectory used and succeeded with is in the environment: the failing
+// call picked the wrong interpreter (/usr/bin/python3 beside the image's own environment).
+const MODULE_USED_ELSEWHERE = `module_ran_ok(tool_calls, missing_module(r.content))`;
+const ENV_FAILURE = `(!r.ok && ((r.content.matches(r'${ENV_MISSING}') && !r.content.matches(r'${AGENT_COMMAND}')) || (missing_module(r.content) != '' && !${AGENT_MODULE} && !${REPO_FOLDER_MODULE} && !${MODULE_USED_ELSEWHERE})))`;
 const FIRST_EDIT = `first_call_on(tool_calls, ${EDIT}, patch_files(patch))`;
 const TOOL_FAILURE = `(((!r.ok && r.content.matches(r'${CALL_FAILED}')) || (r.error && r.call >= ${FIRST_EDIT} && ${FIRST_EDIT} >= 0 && r.content.matches(r'${PY_RAISED}'))) && !r.content.matches(r'${TEST_REPORT}') && !${ENV_FAILURE})`;
 
@@ -160,9 +173,9 @@ export const SWE_DETECTORS: readonly DetectorDefinition[] = [
   {
     id: "swe.env_error",
     label: "env_error",
-    version: 1,
+    version: 2,
     domains: ["swe"],
-    description: "The environment lacks what a call needed: a program (command not found) or a Python module the agent did not write itself (a test runner or library missing from the image). A fault of the image, not of the agent's use of its tools.",
+    description: "The environment lacks what a call needed: a program (command not found) or a Python module the agent did not write itself (a test runner or library missing from the image). A fault of the image, not of the agent's use of its tools: a module another call used successfully (the wrong interpreter picked), Python fed to the shell (from: command not found), prose run as a command, the agent's own modules and the repository's own folder (No module named 'django__django') are the agent's mistakes.",
     when: `tool_results.exists(r, ${ENV_FAILURE})`,
     evidence: `{'errors': tool_results.filter(r, ${ENV_FAILURE}).map(r, r.name + ': ' + tail(r.content, 160))}`,
     cases: {
@@ -170,39 +183,48 @@ export const SWE_DETECTORS: readonly DetectorDefinition[] = [
         { name: "a program missing from the image", rollout: episode([call("bash", { cmd: "ed a.py" }), result("bash", "<returncode>127</returncode>\nbash: line 1: ed: command not found", true)]) },
         { name: "the test runner missing from the image", rollout: episode([call("bash", { cmd: "python3 -m pytest tests" }), result("bash", "<returncode>1</returncode>\n/usr/bin/python3: No module named pytest", true)]) },
         { name: "a library missing from the image", rollout: episode([call("bash", { cmd: "python -c \"import h5py\"" }), result("bash", "<returncode>1</returncode>\nTraceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nModuleNotFoundError: No module named 'h5py'", true)]) },
+        { name: "a library missing from the image, though a search for its import succeeded", rollout: episode([call("bash", { cmd: "grep -rn 'import numpy' ." }), result("bash", "<returncode>0</returncode>\n./a.py:1:import numpy", false), call("bash", { cmd: "python a.py" }), result("bash", "<returncode>1</returncode>\nModuleNotFoundError: No module named 'numpy'", true)]) },
       ],
       noMatch: [
         { name: "a clean run", rollout: episode([TEST_CALL, result("bash", "3 passed", false)]) },
         { name: "the agent's own app it never created", rollout: episode([call("bash", { cmd: "python -c \"settings.configure(INSTALLED_APPS=['reproduce_app'])\"" }), result("bash", "<returncode>1</returncode>\nTraceback (most recent call last):\nModuleNotFoundError: No module named 'reproduce_app'", true)]) },
         { name: "python -m on a package without __main__", rollout: episode([call("bash", { cmd: "python -m django.test" }), result("bash", "<returncode>1</returncode>\n/usr/bin/python3: No module named django.test.__main__; 'django.test' is a package and cannot be directly executed", true)]) },
         { name: "a call that worked and printed the words", rollout: episode([call("bash", { cmd: "grep -rn 'No module named' src" }), result("bash", "<returncode>0</returncode>\nsrc/x.py:3: raise ImportError('No module named foo')", false)]) },
+        { name: "Python fed to the shell", rollout: episode([call("bash", { cmd: "from calc import add" }), result("bash", "<returncode>127</returncode>\n/bin/sh: 1: from: not found", true)]) },
+        { name: "prose run as a command", rollout: episode([call("bash", { cmd: "Let me check the file" }), result("bash", "<returncode>127</returncode>\nbash: line 1: Let: command not found", true)]) },
+        { name: "pytest missing from the system python while the image's own pytest ran", rollout: episode([call("bash", { cmd: "/usr/bin/python3 -m pytest tests" }), result("bash", "<returncode>1</returncode>\n/usr/bin/python3: No module named pytest", true), call("bash", { cmd: "python -m pytest tests" }), result("bash", "<returncode>0</returncode>\n3 passed", false)]) },
+        { name: "the repository's folder as a module", rollout: episode([call("bash", { cmd: "python -m django__django.tests" }), result("bash", "<returncode>1</returncode>\n/usr/bin/python: No module named django__django", true)]) },
       ],
     },
   },
   {
     id: "swe.echo_loop",
     label: "echo_loop",
-    version: 1,
+    version: 2,
     domains: ["swe"],
-    description: "The agent issued the same tool call (same tool, same arguments) three or more times in a row.",
-    when: "tool_repeat_run(tool_calls) >= 3",
-    evidence: "{'run': tool_repeat_run(tool_calls)}",
+    description: "The agent repeated the same action with the same result three or more times in a row (same tool, same arguments, same output): it is stuck. A repeated call that shows something new each time (scroll_down, goto, a log followed) is progress, not a loop.",
+    when: "action_repeat_run(tool_calls) >= 3",
+    evidence: "{'run': action_repeat_run(tool_calls)}",
     cases: {
-      match: [{ name: "same command thrice", rollout: episode([call("bash", { cmd: "ls" }), call("bash", { cmd: "ls" }), call("bash", { cmd: "ls" })]) }],
+      match: [
+        { name: "same command thrice", rollout: episode([call("bash", { cmd: "ls" }), call("bash", { cmd: "ls" }), call("bash", { cmd: "ls" })]) },
+        { name: "the same refused edit resubmitted", rollout: episode([1, 2, 3].flatMap(() => [call("edit", { command: "edit 4:4\n  return a +\nend_of_edit" }), result("edit", "Your proposed edit has introduced new syntax error(s).")])) },
+      ],
       noMatch: [
         { name: "same tool, different arguments", rollout: episode([call("bash", { cmd: "ls" }), call("bash", { cmd: "ls src" }), call("bash", { cmd: "ls tests" })]) },
         { name: "repeated twice", rollout: episode([call("bash", { cmd: "ls" }), call("bash", { cmd: "ls" }), EDIT_CALL]) },
+        { name: "scrolling through a file, new lines each time", rollout: episode([101, 201, 301].flatMap((line) => [call("scroll_down", {}), result("scroll_down", `[File: /src/calc.py (900 lines total)]\n${line}:    def add(a, b):`)])) },
       ],
     },
   },
   {
     id: "swe.no_test_after_edit",
     label: "no_test_after_edit",
-    version: 4,
+    version: 5,
     domains: ["swe"],
-    description: "The agent edited a file it submits (an editor, SWE-agent's edit N:M on the open file, sed -i, cat >, a script naming the file, a script it wrote to edit, patch / git apply) and never checked after that last edit: no test runner (pytest, unittest, tox, tests/runtests.py, bin/test, manage.py test, …), no run of the project's own code (python -m, python -c, the package's console scripts, a reproduction, check or demo script, a docs build, the repository's run.sh). Writing a scratch script that is not submitted is not an edit of the solution.",
-    when: `[${EDIT_BY_TOOL}, ${EDIT_BY_SCRIPT}].exists(e, e > ${CHECK_RUN} && e > ${CONSOLE_RUN})`,
-    evidence: `{'last_edit': ${EDIT_BY_TOOL}, 'last_script_edit': ${EDIT_BY_SCRIPT}, 'last_check': ${CHECK_RUN}, 'last_console_script': ${CONSOLE_RUN}}`,
+    description: "The agent edited a file it submits (an editor, SWE-agent's edit N:M on the open file, sed -i, cat >, a script naming the file, a script it wrote to edit, patch / git apply) and never checked after that last edit: no test runner (pytest, unittest, tox, tests/runtests.py, bin/test, manage.py test, …), no run of the project's own code (python -m, python -c, a script fed to python on stdin that imports the repository, the package's console scripts, a reproduction, check or demo script, a docs build, the repository's run.sh). A check in the same call as the edit counts. Writing a scratch script that is not submitted is not an edit of the solution, an edit the tool refused is no edit, and navigating a file (open, goto, scroll, search) runs nothing.",
+    when: `[${EDIT_BY_TOOL}, ${EDIT_BY_SCRIPT}].exists(e, e > ${CHECK_RUN} && e > ${CONSOLE_RUN} && e > ${STDIN_CHECK})`,
+    evidence: `{'last_edit': ${EDIT_BY_TOOL}, 'last_script_edit': ${EDIT_BY_SCRIPT}, 'last_check': ${CHECK_RUN}, 'last_console_script': ${CONSOLE_RUN}, 'last_stdin_check': ${STDIN_CHECK}}`,
     cases: {
       match: [
         { name: "edit, no test", rollout: episode([EDIT_CALL]) },
@@ -211,6 +233,8 @@ export const SWE_DETECTORS: readonly DetectorDefinition[] = [
         { name: "edit by a script", rollout: episode([TEST_CALL, call("bash", { command: "python - <<'EOF'\nopen('src/calc.py','w').write(src)\nEOF" })]) },
         { name: "test, then a script the agent wrote to edit", rollout: episode([TEST_CALL, call("bash", { command: "python edit_calc.py" })]) },
         { name: "SWE-agent's edit N:M on the open file, after the test", rollout: episode([call("open", { command: "open src/calc.py" }), TEST_CALL, call("edit", { command: "edit 1:1\nreturn a + b\nend_of_edit" })]) },
+        { name: "edit, then opening a file under _pytest (no run)", rollout: episode([EDIT_CALL, call("open", { command: "open src/_pytest/python.py" })]) },
+        { name: "edit, then a heredoc that imports nothing of the repository", rollout: { ...episode([EDIT_CALL, call("bash", { command: "python3 - <<'PY'\nprint(open('notes.txt').read())\nPY" })]), taskId: "acme__calc-123" } },
       ],
       noMatch: [
         { name: "edit, then test", rollout: episode([EDIT_CALL, TEST_CALL]) },
@@ -225,6 +249,9 @@ export const SWE_DETECTORS: readonly DetectorDefinition[] = [
         { name: "edit, then a docs build", rollout: episode([EDIT_CALL, call("bash", { command: "cd doc && make html" })]) },
         { name: "a script edit, then a test", rollout: episode([call("bash", { command: "python apply_fix.py" }), TEST_CALL]) },
         { name: "SWE-agent's edit N:M on a scratch file not submitted", rollout: episode([TEST_CALL, call("create", { command: "create repro.py" }), call("edit", { command: "edit 1:1\nprint(1)\nend_of_edit" })]) },
+        { name: "edit, then a heredoc fed to python that imports the repository", rollout: { ...episode([EDIT_CALL, call("bash", { command: "cd /testbed && python - <<'PY'\nfrom calc import add\nprint(add(1, 2))\nPY" })]), taskId: "acme__calc-123" } },
+        { name: "edit and check in one call", rollout: { ...episode([TEST_CALL, call("bash", { command: "sed -i 's/a - b/a + b/' src/calc.py && python3 - <<'PY'\nimport calc\nPY" })]), taskId: "acme__calc-123" } },
+        { name: "an edit the syntax guard refused, after the test", rollout: episode([EDIT_CALL, TEST_CALL, call("str_replace_editor", { command: "str_replace", path: "src/calc.py", old_str: "a + b", new_str: "a +" }), result("str_replace_editor", "Your proposed edit has introduced new syntax error(s). Your changes have NOT been applied.")]) },
       ],
     },
   },

@@ -7,7 +7,7 @@ import { ngramRepeatRatio, repeatRun, repeatRunAtLeast } from "../text/repetitio
 import { scriptMix } from "../text/script-mix.ts";
 import { missingModule } from "../text/missing-module.ts";
 import { sweRepo } from "../text/swe-repo.ts";
-import { firstCall, lastCall, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
+import { actionRepeatRun, moduleRanOk, firstCall, lastCall, lastCallBoth, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
 import { hasNonSpace, literalPlan, literalVerdict } from "./literal-prefilter.ts";
 import { cachingRe2, re2Span } from "./regex.ts";
 import { startPlan, startVerdict } from "./start-literals.ts";
@@ -59,8 +59,8 @@ function toolCalls(l: unknown[]): ToolCallView[] {
   const out: ToolCallView[] = [];
   for (const v of l) {
     if (v === null || typeof v !== "object" || Array.isArray(v)) continue;
-    const { name, args } = v as { name?: unknown; args?: unknown };
-    out.push({ name: typeof name === "string" ? name : "", args: typeof args === "string" ? args : "" });
+    const { name, args, result, ok, refused } = v as { name?: unknown; args?: unknown; result?: unknown; ok?: unknown; refused?: unknown };
+    out.push({ name: typeof name === "string" ? name : "", args: typeof args === "string" ? args : "", result: typeof result === "string" ? result : "", ok: ok === true, refused: refused === true });
   }
   return out;
 }
@@ -80,6 +80,9 @@ export const CLOSURE_HELPERS: Readonly<Record<string, (...a: unknown[]) => unkno
   },
   tool_count: (l, name) => BigInt(toolCount(toolCalls(list(l)), str(name))),
   tool_repeat_run: (l) => BigInt(toolRepeatRun(toolCalls(list(l)))),
+  action_repeat_run: (l) => BigInt(actionRepeatRun(toolCalls(list(l)))),
+  module_ran_ok: (l, module) => moduleRanOk(toolCalls(list(l)), str(module)),
+  last_call_both: (l, needles, also) => BigInt(lastCallBoth(toolCalls(list(l)), strings(needles), strings(also))),
   last_call: (l, needles) => BigInt(lastCall(toolCalls(list(l)), strings(needles))),
   last_call_on: (l, needles, files) => BigInt(lastCall(toolCalls(list(l)), strings(needles), strings(files))),
   first_call_on: (l, needles, files) => BigInt(firstCall(toolCalls(list(l)), strings(needles), strings(files))),
@@ -103,7 +106,7 @@ export const CLOSURE_HELPERS: Readonly<Record<string, (...a: unknown[]) => unkno
  */
 const MEMOISED = new Set([
   "ngram_repeat_ratio", "repeat_run", "patch_files", "patch_changed_files", "final_answer", "code_block", "script_mix",
-  "tool_count", "tool_repeat_run", "last_call", "last_call_on", "first_call_on",
+  "tool_count", "tool_repeat_run", "action_repeat_run", "module_ran_ok", "last_call", "last_call_both", "last_call_on", "first_call_on",
 ]);
 let memoBindings: object | undefined;
 // Bumped for each new rollout: entries of an older one are dropped when next looked at.

@@ -6,7 +6,7 @@ import { ngramRepeatRatio, repeatRun } from "../text/repetition.ts";
 import { scriptMix } from "../text/script-mix.ts";
 import { missingModule } from "../text/missing-module.ts";
 import { sweRepo } from "../text/swe-repo.ts";
-import { firstCall, lastCall, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
+import { actionRepeatRun, moduleRanOk, firstCall, lastCall, lastCallBoth, toolCount, toolRepeatRun, type ToolCallView } from "../text/tool-calls.ts";
 import { re2Span } from "./regex.ts";
 import { STD_FUNCTIONS, type Overload } from "./stdlib.ts";
 import { T } from "./types.ts";
@@ -30,7 +30,8 @@ function toolCalls(list: CelList): ToolCallView[] {
     if (!isCelMap(v)) continue;
     const name = v.get("name");
     const args = v.get("args");
-    out.push({ name: typeof name === "string" ? name : "", args: typeof args === "string" ? args : "" });
+    const result = v.get("result");
+    out.push({ name: typeof name === "string" ? name : "", args: typeof args === "string" ? args : "", result: typeof result === "string" ? result : "", ok: v.get("ok") === true, refused: v.get("refused") === true });
   }
   return out;
 }
@@ -70,6 +71,26 @@ const HELPERS: readonly Helper[] = [
     name: "tool_repeat_run",
     overload: { args: [T.list(T.dyn)], result: T.int },
     func: celFunc("tool_repeat_run", [ANY_LIST], INT, (l) => BigInt(toolRepeatRun(toolCalls(l)))),
+  },
+  {
+    // Longest run of the same call with the same result: a loop, where navigation showing new lines is not.
+    name: "action_repeat_run",
+    overload: { args: [T.list(T.dyn)], result: T.int },
+    func: celFunc("action_repeat_run", [ANY_LIST], INT, (l) => BigInt(actionRepeatRun(toolCalls(l)))),
+  },
+  {
+    // Whether a call ran or imported the Python module with success, and none installed it: the environment has it.
+    name: "module_ran_ok",
+    overload: { args: [T.list(T.dyn), T.string], result: T.bool },
+    func: celFunc("module_ran_ok", [ANY_LIST, STRING], BOOL, (l, module) => moduleRanOk(toolCalls(l), module)),
+  },
+  {
+    // The last call holding one of the first needles and one of the second (a Python heredoc that imports the repository).
+    name: "last_call_both",
+    overload: { args: [T.list(T.dyn), T.list(T.string), T.list(T.string)], result: T.int },
+    func: celFunc("last_call_both", [ANY_LIST, listType(STRING), listType(STRING)], INT, (l, needles, also) =>
+      BigInt(lastCallBoth(toolCalls(l), strings(needles), strings(also))),
+    ),
   },
   {
     // Index of the last call whose "name args" text contains any of the needles, -1 when none does.

@@ -2,8 +2,12 @@ import type { CelInput } from "@bufbuild/cel";
 import type { Rollout } from "@evotrainer/contract";
 import { canonicalJson } from "../canonical-json.ts";
 import { T, type VariableSchema } from "../cel/types.ts";
+import { isRefusal, type ToolCallView } from "../text/tool-calls.ts";
 
-const TOOL_CALL = T.record("tool_call", { name: T.string, args: T.string });
+// result: the output of the result that answered the call ("" when none did); ok: that result says the
+// call succeeded (exit status 0); refused: it says the tool refused the action (an editor's syntax
+// guard, old_str not found), so nothing changed.
+const TOOL_CALL = T.record("tool_call", { name: T.string, args: T.string, result: T.string, ok: T.bool, refused: T.bool });
 // error: the data says the call failed; ok: the data says it succeeded (exit status 0). Both are false
 // when the format records no status, so a rule can tell "known to have worked" from "unknown". call:
 // the index in tool_calls of the call it answers (the last one issued before it; -1 when none was),
@@ -80,7 +84,7 @@ export interface RolloutContext {
  */
 class RolloutBindings {
   private responseText?: string;
-  private calls?: { name: string; args: string }[];
+  private calls?: ToolCallView[];
   private callText?: string;
   private results?: { name: string; content: string; error: boolean; ok: boolean; call: bigint }[];
   private patchText?: string;
@@ -123,11 +127,25 @@ class RolloutBindings {
   get test_message() { return this.str(this.r.testResults?.message ?? ""); }
   get tool_calls() {
     if (this.calls) return this.calls;
-    const calls: { name: string; args: string }[] = [];
+    const calls: ToolCallView[] = [];
+    // The results after a turn answer its calls in order; one more than it made answers its last.
+    let unanswered: ToolCallView[] = [];
     for (const t of this.r.trajectory ?? []) {
+      if (t.role === "tool") {
+        const answered = unanswered.shift() ?? calls.at(-1);
+        if (answered && answered.result === "") {
+          answered.result = capString(t.content, this.caps.maxArgChars);
+          answered.ok = t.isError === false;
+          answered.refused = isRefusal(t.content);
+        }
+        continue;
+      }
+      if (t.toolCalls?.length) unanswered = [];
       for (const c of t.toolCalls ?? []) {
         if (calls.length === this.caps.maxListItems) return (this.calls = calls);
-        calls.push({ name: c.name, args: capString(canonicalJson(c.arguments), this.caps.maxArgChars) });
+        const call = { name: c.name, args: capString(canonicalJson(c.arguments), this.caps.maxArgChars), result: "", ok: false, refused: false };
+        calls.push(call);
+        unanswered.push(call);
       }
     }
     return (this.calls = calls);
