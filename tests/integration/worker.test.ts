@@ -1,4 +1,7 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { QueueEvents } from "bullmq";
 import { parse } from "yaml";
@@ -56,5 +59,35 @@ describe("the worker process", () => {
       await events.close();
     }
     expect(logs.at(-1)).toBe("worker: stopped");
+  });
+
+  it("started while Redis is down, waits for it, saying so once, and takes jobs once it answers", async () => {
+    const probe = createServer().listen(0, "127.0.0.1");
+    await once(probe, "listening");
+    const port = (probe.address() as { port: number }).port;
+    probe.close();
+    const logs: string[] = [];
+    let saidDown: () => void = () => {};
+    const down = new Promise<void>((resolve) => (saidDown = resolve));
+    const log = (line: string) => {
+      logs.push(line);
+      if (line.startsWith(`Redis at 127.0.0.1:${port} is unreachable`)) saidDown();
+    };
+    const env = loadWorkerEnv({ DATABASE_URL: databaseUrl, REDIS_URL: `redis://127.0.0.1:${port}`, EVO_QUEUE_PREFIX: `${prefix}-late` });
+    const starting = startWorkerApp(env, (lockedEvaluation) => new RuleBasedProposer({ lockedEvaluation }), log);
+    await down;
+    const redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+    try {
+      const app = await starting;
+      await app.shutdown();
+    } finally {
+      redis.kill();
+      await once(redis, "exit");
+    }
+    expect(logs.filter((line) => line.includes("is unreachable"))).toEqual([
+      `Redis at 127.0.0.1:${port} is unreachable; waiting for it before taking jobs (connect ECONNREFUSED 127.0.0.1:${port})`,
+    ]);
+    expect(logs).toContain(`Redis at 127.0.0.1:${port} answers again; carrying on`);
+    expect(logs.some((line) => line.startsWith("worker: listening on"))).toBe(true);
   });
 });

@@ -1,6 +1,8 @@
 import { DelayedError, type Job } from "bullmq";
 import { gymAdapter, trlAdapter, verlAdapter } from "@evotrainer/adapters";
+import { isServiceUnavailable, serverAddress, ServiceStatus } from "@evotrainer/core";
 import { createDatabase, createPgPool, masterKeyOrLocal, webhookAllowList } from "@evotrainer/db";
+import { whileUnreachable } from "@evotrainer/db/connection";
 import { LabelerPool } from "@evotrainer/db/ingest";
 import { createProducerConnection, createWorkerConnection, payloadSchemas, Producer, QueueName, type Payload } from "@evotrainer/queue";
 import type { WorkerEnv } from "./env.ts";
@@ -22,6 +24,7 @@ import { deliver } from "./notify/deliver.ts";
 import { relayNotifications } from "./notify/relay.ts";
 import { WorkerRegistry } from "./registry.ts";
 import { indexSearch } from "./search/index-search.ts";
+import { untilRedisAnswers } from "./until-redis-answers.ts";
 import { sweepSearch } from "./search/sweep-search.ts";
 
 const RECONCILE_SCHEDULER = "reconcile-sweep";
@@ -39,8 +42,17 @@ export async function startWorkerApp(
 ): Promise<WorkerApp> {
   const db = createDatabase(env.DATABASE_URL);
   const pool = createPgPool(env.DATABASE_URL, { max: env.EVO_WORKER_CONCURRENCY });
+  const redis = new ServiceStatus("Redis", serverAddress(env.REDIS_URL), { meanwhile: "waiting for it before taking jobs", resumed: "carrying on" }, log);
+  await untilRedisAnswers(env.REDIS_URL, redis);
   const workerConnection = createWorkerConnection(env.REDIS_URL);
   const producerConnection = createProducerConnection(env.REDIS_URL);
+  // Unheard, ioredis prints every failed reconnect; heard, a later outage is said once, and its end.
+  for (const connection of [workerConnection, producerConnection]) {
+    connection.on("error", (error: Error) => {
+      if (isServiceUnavailable(error)) redis.down(error.message || error.name);
+    });
+    connection.on("ready", () => redis.up());
+  }
   await producerConnection.connect();
   const producer = new Producer(producerConnection, env.EVO_QUEUE_PREFIX);
   const registry = new WorkerRegistry(workerConnection, env.EVO_QUEUE_PREFIX, log);
@@ -101,7 +113,8 @@ export async function startWorkerApp(
     if (await reconcileQueue.getJobScheduler(RECONCILE_SCHEDULER)) return;
     await reconcileQueue.upsertJobScheduler(RECONCILE_SCHEDULER, { every: env.EVO_RECONCILE_EVERY_MS }, { name: QueueName.Reconcile, data: {} });
   };
-  await ensureSweep();
+  // Redis may go again between the PING and here: the sweep is scheduled once it is back.
+  await whileUnreachable(redis, ensureSweep);
   // Redis may lose everything (a restart without persistence, a flush): the sweep is put back, and
   // the sweep itself re-enqueues every step from Postgres.
   const sweepGuard = setInterval(() => void ensureSweep().catch(() => {}), env.EVO_RECONCILE_EVERY_MS);

@@ -6,6 +6,8 @@ export interface ServiceCheck {
   error?: string;
   /** The driver's own words for what went wrong (ECONNREFUSED…), for a one-line status; absent when ok. */
   reason?: string;
+  /** The driver's error itself, for a caller that decides by its code whether to wait; absent when ok. */
+  cause?: unknown;
 }
 
 /** Sends PING over a fresh fail-fast connection and says how to fix a failure. */
@@ -32,6 +34,7 @@ export async function pingRedis(redisUrl: string, timeoutMs = 2_000): Promise<Se
     return {
       ok: false,
       reason,
+      cause,
       error:
         `Redis is unreachable at ${redisUrl} (${reason}). ` +
         'Start it with `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`, ' +
