@@ -23,7 +23,7 @@ test.beforeAll(async () => {
     ...(parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, unknown>),
     name: "controlled-gym-math",
     // Long enough that the base job is still running when the browser pauses the run.
-    search: { proposals: 2, keep: 1, stepsPerBranch: 600, proposer: "rule", control: "none" },
+    search: { proposals: 2, keep: 1, stepsPerBranch: 600, proposer: "rule", control: "none", acceptUnboundedFalsePromotions: true },
     budget: { gpuSeconds: 3_600, branches: 4, rounds: 3 },
   });
   const created = await createRun(db, config, { organizationId: seed.org.id });

@@ -49,7 +49,7 @@ describe("evotrainer calibrate", () => {
     expect(shown).toMatchObject({ calibrated: true, attached: true, record: { id: printed.id, trials: 2 } });
 
     // A run of the same domain under another config is not calibrated by it.
-    const noControl = runConfigSchema.parse({ ...config, search: { ...config.search, control: "none" } });
+    const noControl = runConfigSchema.parse({ ...config, search: { ...config.search, control: "none", acceptUnboundedFalsePromotions: true } });
     const { runId: otherRun } = await createRun(db, noControl, { organizationId: org.id });
     expect(await gateCalibrationForRun(db, otherRun)).toMatchObject({ calibrated: false, configPath: null, control: "none" });
   }, 300_000);

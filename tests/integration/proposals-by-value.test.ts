@@ -35,7 +35,7 @@ describe("a TRL run's round, proposals checked by value", () => {
   it("offers only values TRL renders, and stores a proposal outside them as rejected with TRL's reason, never as a branch", async () => {
     const org = await db.organization.create({ data: { name: prefix, slug: prefix } });
     const example = parse(readFileSync("examples/trl-math.yaml", "utf8")) as Record<string, unknown>;
-    const config = runConfigSchema.parse({ ...example, name: "by-value", executor: "local", resources: { gpusPerJob: 0 }, search: { ...(example.search as object), proposer: "rule", keep: 3, control: "none" } });
+    const config = runConfigSchema.parse({ ...example, name: "by-value", executor: "local", resources: { gpusPerJob: 0 }, search: { ...(example.search as object), proposer: "rule", keep: 3, control: "none", acceptUnboundedFalsePromotions: true } });
     const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
     // The base branch trained: the round builds on it.
     await db.branch.update({ where: { id: baseBranchId }, data: { status: "promoted" } });

@@ -45,7 +45,7 @@ async function startRun(name: string) {
     ...(parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, unknown>),
     name,
     // Long enough that a job is still running when a control lands, however fast the machine.
-    search: { proposals: 2, keep: 1, stepsPerBranch: 400, proposer: "rule", control: "none" },
+    search: { proposals: 2, keep: 1, stepsPerBranch: 400, proposer: "rule", control: "none", acceptUnboundedFalsePromotions: true },
     budget: { gpuSeconds: 3_600, branches: 4, rounds: 3 },
   });
   const created = await createRun(db, config, { organizationId: org.id });

@@ -70,7 +70,7 @@ describe("a run stopped while its trainer launches leaves no trainer running", (
       ...(parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, unknown>),
       name: "stopped while launching",
       // Long enough that the trainer is still running when the stop lands, however fast the machine.
-      search: { proposals: 2, keep: 1, stepsPerBranch: 400, proposer: "rule", control: "none" },
+      search: { proposals: 2, keep: 1, stepsPerBranch: 400, proposer: "rule", control: "none", acceptUnboundedFalsePromotions: true },
     });
     const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
     const approver = await createLocalUser(db, { email: `${prefix}@example.test`, name: "Approver", password: "correct horse battery staple", organizationId: org.id, role: "approver" });

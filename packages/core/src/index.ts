@@ -94,7 +94,7 @@ export { calibrationRecord, type CalibrationRecord } from "./calibration/calibra
 export { calibrationSummary, type CalibrationSummary } from "./calibration/calibration-summary.ts";
 export type { Proposer, ProposerInput, LineageEntry } from "./proposer.ts";
 
-export { runConfigSchema, lockedEvaluationOf, runConfigOf, type RunConfig, type RunConfigInput } from "./run-config.ts";
+export { runConfigSchema, lockedEvaluationOf, runConfigOf, uncontrolledRunWarning, UNCONTROLLED_RATE, type RunConfig, type RunConfigInput } from "./run-config.ts";
 export { trainerArgFields, unknownTrainerArgLine, type TrainerArgFields } from "./trainer-arg-fields.ts";
 export { TRL_FACTOR_ARGS, TRL_POSITIVE_INT_ARGS, positiveIntProblem, trlArgProblems, type TrlFactorArg } from "./trl-factor-args.ts";
 export { llmSettingsSchema, llmProviderSchema, type LlmSettings, type LlmProvider } from "./llm-settings.ts";

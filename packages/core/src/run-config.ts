@@ -29,6 +29,9 @@ export const runConfigSchema = z.strictObject({
       // sibling: each round also trains the parent's recipe unchanged (the control), and candidates
       // are judged against it; none: judged against the parent, which mixes in extra training.
       control: z.enum(["sibling", "none"]).default("sibling"),
+      // With control: none and full autonomy, the gate's error bound does not hold (UNCONTROLLED_RATE):
+      // such a run is refused unless this says the cost is accepted.
+      acceptUnboundedFalsePromotions: z.boolean().default(false),
       // Control children per round: two or more measure the seed noise the gate must beat.
       controlReplicates: z.number().int().min(1).max(8).default(2),
       // Control children in a round whose parent no earlier round measured (the run's first round,
@@ -36,7 +39,7 @@ export const runConfigSchema = z.strictObject({
       // (2) needs three replicates there.
       newParentControlReplicates: z.number().int().min(2).max(8).default(3),
     })
-    .default({ proposals: 4, keep: 2, stepsPerBranch: 30, proposer: "rule", control: "sibling", controlReplicates: 2, newParentControlReplicates: 3 }),
+    .default({ proposals: 4, keep: 2, stepsPerBranch: 30, proposer: "rule", control: "sibling", acceptUnboundedFalsePromotions: false, controlReplicates: 2, newParentControlReplicates: 3 }),
   // The LLM proposer's provider, model, prices and dollar budget, when search.proposer is "llm".
   llm: llmSettingsSchema.optional(),
   budget: z.strictObject({
@@ -62,6 +65,13 @@ export const runConfigSchema = z.strictObject({
     .default({ gpusPerJob: 1, nodeLabels: {} }),
   seed: z.number().int().nonnegative().default(0),
 }).superRefine((config, ctx) => {
+  if (config.search.control === "none" && config.autonomy.mode === "full" && !config.search.acceptUnboundedFalsePromotions) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["search", "control"],
+      message: `none, with autonomy.mode: full, promotes without a control arm: ${UNCONTROLLED_RATE}. Use control: sibling, or autonomy.mode: human_gated, or set search.acceptUnboundedFalsePromotions: true to accept that cost`,
+    });
+  }
   const settings = TRAINER_SETTINGS_SCHEMAS[config.adapter].safeParse(config.trainer);
   if (settings.success) return;
   for (const issue of settings.error.issues) {
@@ -69,6 +79,16 @@ export const runConfigSchema = z.strictObject({
   }
 });
 export type RunConfig = z.infer<typeof runConfigSchema>;
+
+/** What a run without a control costs, as measured (docs/promotion-gate.md, "Without a control arm"). */
+export const UNCONTROLLED_RATE = "a null intervention was promoted in 36 of 40 runs (90%) of examples/gym-code.yaml with search.control: none";
+
+/** The warning a run without a control gets before it starts, or null for a controlled one. */
+export function uncontrolledRunWarning(config: RunConfig): string | null {
+  if (config.search.control !== "none") return null;
+  const who = config.autonomy.mode === "full" ? "promotes by the gate alone" : "asks a person, whose evidence has no control either";
+  return `search.control: none: candidates are judged against their parent, with no control arm, and the run ${who}; ${UNCONTROLLED_RATE}. \`evotrainer calibrate\` measures the rate for this config`;
+}
 export type RunConfigInput = z.input<typeof runConfigSchema>;
 
 /** The run's evaluation as interventions must leave it: both splits and the extra locked paths. */

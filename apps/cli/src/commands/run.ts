@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { RunConfig } from "@evotrainer/core";
+import { uncontrolledRunWarning, type RunConfig } from "@evotrainer/core";
 import { buildRunReport, createDatabase, createRun } from "@evotrainer/db";
 import { askTrainerArgs, createProducerConnection, Producer, QueueName, trainerArgsWaits, uncheckedTrainerArgsWarning } from "@evotrainer/queue";
 import { loadCliEnv } from "../env.ts";
@@ -17,6 +17,9 @@ export async function runCommand(args: string[]): Promise<number> {
   if (!file) throw new Error("usage: evotrainer run <config.yaml> [--wait] [--json] [--org <organizationId>]");
   const json = args.includes("--json");
   const config = readRunConfig(file);
+  // Before anything starts: a person can still stop here.
+  const uncontrolled = uncontrolledRunWarning(config);
+  if (uncontrolled) console.error(`evotrainer: ${file}: warning: ${uncontrolled}`);
   const remote = remoteCredentials();
   if (remote) return remoteRun(remote, file, config, args);
   const env = loadCliEnv();
