@@ -13,10 +13,12 @@ import { remoteCredentials } from "./remote/credentials.ts";
 export async function untilLocalDatabaseAnswers(): Promise<void> {
   if (remoteCredentials()) return;
   const { DATABASE_URL } = loadCliEnv();
-  const status = new ServiceStatus("PostgreSQL", serverAddress(DATABASE_URL), { meanwhile: "retrying (Ctrl-C to stop)", resumed: "carrying on" }, (line) =>
-    console.error(line),
-  );
-  await untilPostgresAnswers(DATABASE_URL, status);
+  await untilPostgresAnswers(DATABASE_URL, cliPostgresStatus(DATABASE_URL));
+}
+
+/** How a command says, on stderr, that this machine's PostgreSQL is away and back. */
+export function cliPostgresStatus(databaseUrl: string, meanwhile = "retrying (Ctrl-C to stop)"): ServiceStatus {
+  return new ServiceStatus("PostgreSQL", serverAddress(databaseUrl), { meanwhile, resumed: "carrying on" }, (line) => console.error(line));
 }
 
 /**

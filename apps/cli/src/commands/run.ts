@@ -2,6 +2,8 @@ import { resolve } from "node:path";
 import { uncontrolledRunWarning, type RunConfig } from "@evotrainer/core";
 import { buildRunReport, createDatabase, createRun } from "@evotrainer/db";
 import { askTrainerArgs, createProducerConnection, Producer, QueueName, trainerArgsWaits, uncheckedTrainerArgsWarning } from "@evotrainer/queue";
+import { whileUnreachable } from "@evotrainer/db/connection";
+import { cliPostgresStatus } from "../database-wait.ts";
 import { loadCliEnv } from "../env.ts";
 import { localOrganization } from "../local-organization.ts";
 import { progressLine } from "../progress.ts";
@@ -38,11 +40,13 @@ export async function runCommand(args: string[]): Promise<number> {
       if (json) console.log(JSON.stringify({ runId }));
       return 0;
     }
-    const report = await waitForRun(() => buildRunReport(db, runId), (r) => {
+    // The run goes on in the workers while this process waits: a PostgreSQL away only delays the report.
+    const status = cliPostgresStatus(env.DATABASE_URL, "waiting for it (Ctrl-C stops the waiting, not the run)");
+    const report = await waitForRun(() => whileUnreachable(status, () => buildRunReport(db, runId)), (r) => {
       if (!json) console.error(progressLine(r));
     });
     if (json) console.log(JSON.stringify(report, null, 2));
-    else console.log(progressLine(await buildRunReport(db, runId)));
+    else console.log(progressLine(await whileUnreachable(status, () => buildRunReport(db, runId))));
     return report.status === "completed" ? 0 : 1;
   } finally {
     await producer.close();
