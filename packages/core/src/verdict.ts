@@ -15,7 +15,7 @@ export interface GateSide {
 export interface VerdictInput {
   candidate: GateSide;
   parent: GateSide;
-  /** The best-so-far branch; the parent when absent. */
+  /** The best-so-far branch when the round started; the parent when absent (the loop builds each round on its best, so the worker passes none). */
   best?: GateSide;
   intervention: Pick<Intervention, "targetMetric" | "expectedEffect">;
   policy: GatePolicy;

@@ -18,8 +18,8 @@ import { measureControl, roundComparison } from "./round-controls.ts";
 import { settleBranch } from "./settle-branch.ts";
 
 /**
- * Gates a trained candidate against its round's control (the parent as context) and the best-so-far
- * branch, then decides or asks a person. A control is only measured; a candidate waits until every
+ * Gates a trained candidate against its round's control (the parent as context) and the best so far
+ * when its round started (the parent), then decides or asks a person. A control is only measured; a candidate waits until every
  * sibling of its round has finished training.
  */
 export async function verdict(deps: LoopDeps, payload: { runId: string; branchId: string }): Promise<string> {
@@ -46,12 +46,13 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
 
   if (!branch.parentId || !branch.intervention) return judgeBaseline(deps, branch, candidate, config.gate);
 
+  // The best so far is the one the round started from: every round is proposed on the run's best, so
+  // it is the parent. The run's best now would depend on which sibling finished first, and the same
+  // run would get different verdicts in different job orders.
   const parent = await gateSide(deps, harness, branch.parentId);
-  const bestId = branch.run.bestBranchId;
-  const best = bestId && bestId !== branch.parentId ? await gateSide(deps, harness, bestId) : undefined;
   const intervention = branch.intervention as unknown as Pick<Intervention, "targetMetric" | "expectedEffect">;
   const labelTrust = config.gate.labelQuality ? await runLabelTrust(db, branch.runId) : undefined;
-  const result = judge({ candidate, parent, best, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl, ...(controlCrit ? { controlCrit } : {}), ...(controlMetrics ? { controlMetrics } : {}), ...(labelTrust ? { labelTrust } : {}) });
+  const result = judge({ candidate, parent, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl, ...(controlCrit ? { controlCrit } : {}), ...(controlMetrics ? { controlMetrics } : {}), ...(labelTrust ? { labelTrust } : {}) });
 
   const history = await db.branch.findMany({
     where: { runId: branch.runId, parentId: { not: null }, kind: "candidate", verdict: { isNot: null } },
@@ -80,7 +81,7 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
         checks: json(result.checks),
         promotionScore: candidate.score,
         parentScore: parent.score,
-        bestScore: best?.score ?? parent.score,
+        bestScore: parent.score,
         deltaVsParent: result.vsParent.delta,
         ciLow: result.vsParent.ci[0],
         ciHigh: result.vsParent.ci[1],
