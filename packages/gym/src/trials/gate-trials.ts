@@ -21,6 +21,7 @@ import {
   verdict,
   wilson,
   type Intervention,
+  type Label,
   type NoiseFloor,
   type Recipe,
   type RunConfig,
@@ -28,7 +29,7 @@ import {
 } from "@evotrainer/core";
 import { GYM_DOMAINS, type GymDomain } from "../tasks/task.ts";
 import type { Policy } from "../policy.ts";
-import { LabelStore } from "./branch-labels.ts";
+import { LabelStore, type BranchLabels, type LabelledBranch } from "./branch-labels.ts";
 import { gateSide, type ScoredSide } from "./gate-side.ts";
 import { trainGymBranch } from "./gym-branch.ts";
 
@@ -89,6 +90,10 @@ export interface NullRun {
   scoreTestPassed: boolean;
   /** Rounds sent to a person: not enough controls to judge. */
   toPerson: number;
+  /** Why the gate sent them (its own words); null when none went. */
+  toPersonReason: string | null;
+  /** Rounds the gate judged itself: only these can promote, so only these measure the gate. */
+  judged: number;
   /** The run's alpha its rounds spent. */
   spent: number;
   /** Noise df per round (of the round's parent), as judged. */
@@ -103,17 +108,37 @@ export interface PowerRun {
   delta: number;
   /** The checks that kept a passing score from promotion (a validity limit on a hacking base). */
   blockedBy: string[];
+  /** The round went to a person (not enough controls): not promoted, but not judged either. */
+  toPerson: boolean;
+}
+
+/** Rollouts of one branch that a validity detector flagged with one label. */
+export interface ValidityCount {
+  label: string;
+  train: number;
+  promotion: number;
 }
 
 /** What the base branch of the config's own recipe looks like: whether its rollouts hack. */
 export interface BaseState {
   score: number;
+  /** Some of its rollouts carry a validity label: read from the rollouts, not from gate.validityLimits, which may name none. */
   hacks: boolean;
+  /** Per validity label, the base's flagged rollouts, of `rollouts` each way. */
+  validity: ValidityCount[];
+  rollouts: { train: number; promotion: number };
   /** The baseline checks that failed: validity labels over their limits, CRIT findings. */
   failed: string[];
 }
 
-type Side = ScoredSide & { policy: Policy };
+type Side = ScoredSide & { policy: Policy; branch: LabelledBranch };
+
+/** Per validity label, how many of a branch's rollouts carry it, training and promotion apart. */
+export function validityCounts(labels: BranchLabels): ValidityCount[] {
+  const flagged = (list: readonly Label[], label: string) => new Set(list.filter((l) => l.validity && l.label === label).map((l) => l.rolloutUid)).size;
+  const names = [...new Set([...labels.train, ...labels.promotion].filter((l) => l.validity).map((l) => l.label))].sort();
+  return names.map((label) => ({ label, train: flagged(labels.train, label), promotion: flagged(labels.promotion, label) }));
+}
 
 /** A run config's gym domain, trained and judged as a run of the worker would be. */
 export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
@@ -139,7 +164,8 @@ export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
       const v = ++version;
       const id = `${runId}-v${v}`;
       const trained = trainGymBranch({ config, runId, branchId: id, version: v, recipe, ...(start ? { start } : {}), ...(o.adapter ? { adapter: o.adapter } : {}) });
-      return { ...gateSide({ id, train: trained.train, promotion: trained.promotion, maxResponseTokens: recipe.algo.maxResponseTokens }, harness, labels), policy: trained.policy };
+      const branch: LabelledBranch = { id, train: trained.train, promotion: trained.promotion, maxResponseTokens: recipe.algo.maxResponseTokens };
+      return { ...gateSide(branch, harness, labels), policy: trained.policy, branch };
     };
     const withChange = (change: (r: Recipe) => void) => {
       const r = structuredClone(config.recipe);
@@ -178,11 +204,20 @@ export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
   };
 
   // What the config's own base is, from the first run's base branch: a hacking base is measured anyway.
+  // Whether it hacks is what the gym's detectors flagged in its rollouts (cached labels): a config
+  // whose gate.validityLimits name no label, or another one, would otherwise call a hacking base clean.
   let base: BaseState | null = null;
   const describeBase = (side: Side) => {
     if (base) return;
     const failed = baselineChecks(side.report, runConfig.gate).filter((c) => !c.passed);
-    base = { score: side.score, hacks: failed.some((c) => c.name === "validity_limit"), failed: failed.map((c) => `${c.name}: ${c.detail}`) };
+    const validity = validityCounts(labels.of(side.branch, harness));
+    base = {
+      score: side.score,
+      hacks: validity.length > 0,
+      validity,
+      rollouts: { train: side.branch.train.length, promotion: side.branch.promotion.length },
+      failed: failed.map((c) => `${c.name}: ${c.detail}`),
+    };
   };
 
   const nullArms = Array.from({ length: runConfig.search.keep }, (_, i) => NULLS[i % NULLS.length]!);
@@ -195,12 +230,16 @@ export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
     describeBase(run.base);
     // The parent stays the base while nothing is promoted; per-parent noise carries over its rounds.
     const state = { round: 0, controlRounds: [] as number[][], verdicts: [] as { round: number; checks: Verdict["checks"] }[] };
-    const outcome: NullRun = { seed: runSeed, falsePromotionRound: null, scoreTestPassed: false, toPerson: 0, spent: 0, noiseDf: [] };
+    const outcome: NullRun = { seed: runSeed, falsePromotionRound: null, scoreTestPassed: false, toPerson: 0, toPersonReason: null, judged: 0, spent: 0, noiseDf: [] };
     for (let round = 1; round <= rounds; round++) {
       state.round = round;
       const judged = judgeOne(run, run.base, nullArms, state);
       outcome.noiseDf.push(judged[0]?.vsControl?.noiseDf ?? 0);
-      if (judged.some((j) => j.vsControl?.notEnoughControls)) outcome.toPerson++;
+      const toPerson = judged.find((j) => j.vsControl?.notEnoughControls);
+      if (toPerson) {
+        outcome.toPerson++;
+        outcome.toPersonReason ??= toPerson.vsControl!.reason;
+      } else outcome.judged++;
       if (judged.some((j) => j.vsControl?.passed)) outcome.scoreTestPassed = true;
       // A false promotion ends the run's count: from here on its parent would be a null's child.
       if (judged.some((j) => j.promoted)) {
@@ -223,19 +262,21 @@ export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
       const arms = [arm, ...nullArms.slice(1)];
       const [real] = judgeOne(run, run.base, arms, { round: 1, controlRounds: [], verdicts: [] });
       const blockedBy = real!.verdict.checks.filter((c) => !c.passed && c.blocking !== false && c.name !== "main_score_vs_control").map((c) => c.name);
-      powerRuns.push({ arm: arm.name, seed: runSeed, scorePassed: real!.vsControl?.passed ?? false, promoted: real!.promoted, delta: real!.vsControl?.delta ?? 0, blockedBy });
+      powerRuns.push({ arm: arm.name, seed: runSeed, scorePassed: real!.vsControl?.passed ?? false, promoted: real!.promoted, delta: real!.vsControl?.delta ?? 0, blockedBy, toPerson: real!.vsControl?.notEnoughControls ?? false });
       o.onRun?.(++done, total, { falseRuns: nullRuns.filter((n) => n.falsePromotionRound !== null).length, runs: nullRuns.length });
     }
   }
 
   const falseRuns = nullRuns.filter((r) => r.falsePromotionRound !== null).length;
   const scoreRuns = nullRuns.filter((r) => r.scoreTestPassed).length;
-  const power = REAL_ARMS.map((arm) => {
+  // No power runs measured no power: no rows, rather than each arm's 0 of 0 read as a rate of 0.
+  const power = o.powerRuns === 0 ? [] : REAL_ARMS.map((arm) => {
     const rows = powerRuns.filter((p) => p.arm === arm.name);
     const promoted = rows.filter((p) => p.promoted).length;
     const scorePassed = rows.filter((p) => p.scorePassed).length;
     const blocked = [...new Set(rows.flatMap((p) => p.blockedBy))].sort();
-    return { arm: arm.name, n: rows.length, promoted, rate: rows.length ? promoted / rows.length : 0, interval: wilson(promoted, rows.length), scorePassed, meanDelta: rows.reduce((s, p) => s + p.delta, 0) / Math.max(rows.length, 1), blockedBy: blocked };
+    const toPerson = rows.filter((p) => p.toPerson).length;
+    return { arm: arm.name, n: rows.length, promoted, rate: promoted / rows.length, interval: wilson(promoted, rows.length), scorePassed, meanDelta: rows.reduce((s, p) => s + p.delta, 0) / rows.length, blockedBy: blocked, toPerson };
   });
   return {
     domain,
@@ -256,6 +297,10 @@ export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
     falsePromotion: { k: falseRuns, n: nullRuns.length, rate: nullRuns.length ? falseRuns / nullRuns.length : 0, interval: wilson(falseRuns, nullRuns.length) },
     scoreTestRuns: { k: scoreRuns, n: nullRuns.length },
     toPerson: nullRuns.reduce((s, r) => s + r.toPerson, 0),
+    /** Null rounds the gate judged itself: with none, the false-promotion rate measured nothing. */
+    judgedRounds: nullRuns.reduce((s, r) => s + r.judged, 0),
+    /** Why rounds went to a person, each once. */
+    toPersonReasons: [...new Set(nullRuns.flatMap((r) => (r.toPersonReason === null ? [] : [r.toPersonReason])))].sort(),
     nullRuns,
     power,
   };
