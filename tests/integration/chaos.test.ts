@@ -84,7 +84,7 @@ async function tables(runId: string) {
     metricPoints: sorted(points.map((p) => `${v(p.branchId)} ${p.name} ${p.step} ${p.value.toPrecision(12)}`)),
     branches: sorted(branches.map((b) => `v${b.version} ${b.kind} ${b.status} ${b.intervention?.factor ?? "-"} parent ${b.parentId ? v(b.parentId) : "-"} score ${b.promotionScore}`)),
     verdicts: sorted(
-      branches.flatMap((b) => (b.verdict ? [`v${b.version} passed ${b.verdict.passed} score ${b.verdict.promotionScore} report ${b.verdict.healthReport ? "stored" : "missing"}`] : [])),
+      branches.flatMap((b) => (b.verdict ? [`v${b.version} passed ${b.verdict.passed} score ${b.verdict.promotionScore} best ${b.verdict.bestScore} checks ${JSON.stringify(b.verdict.checks)} report ${b.verdict.healthReport ? "stored" : "missing"}`] : [])),
     ),
     decisions: sorted(branches.flatMap((b) => b.decisions.map((d) => `v${b.version} ${d.stage} ${d.kind} ${d.actorType} ${d.reason}`))),
     skills: sorted(skills.map((s) => `${s.name} +${s.successCount} -${s.failureCount}`)),

@@ -43,9 +43,12 @@ export function GateCalibrationCard({ runId, domain }: { runId: string; domain: 
               <p data-testid="gate-calibration-summary">
                 This gate promotes a null intervention in {pct(c.falsePromotion.rate)} of runs (95% CI {pct(c.falsePromotion.interval[0])}–{pct(c.falsePromotion.interval[1])}), measured on {c.falsePromotion.n} null runs of {g.rounds} rounds of this config on{" "}
                 {new Date(c.createdAt).toISOString().slice(0, 10)}; power in a first round:{" "}
-                {c.power.map((p) => `${p.arm} ${pct(p.rate)} (95% CI ${pct(p.interval[0])}–${pct(p.interval[1])})${p.blockedBy.length ? `, blocked by ${p.blockedBy.join(", ")}` : ""}`).join("; ")}.
+                {c.power.length === 0
+                  ? "not measured (calibrated with --power-runs 0)"
+                  : c.power.map((p) => `${p.arm} ${pct(p.rate)} (95% CI ${pct(p.interval[0])}–${pct(p.interval[1])})${p.blockedBy.length ? `, blocked by ${p.blockedBy.join(", ")}` : ""}`).join("; ")}
+                .
               </p>
-              {g.baseHacks && <p className="warning">The config&apos;s base recipe hacks its reward; it was measured as it is, since that is what the run trains.</p>}
+              {g.baseHacks && <p className="warning">The config&apos;s base recipe hacks its reward (its rollouts carry validity labels); it was measured as it is, since that is what the run trains.</p>}
               <p className="muted legend">
                 {c.falsePromotion.k} of {c.falsePromotion.n} null runs promoted a null · α {g.alpha} per run, spent over {g.rounds} rounds · {g.newParentReplicates} control replicates for a new parent, then {g.replicates} · Holm over K = {g.candidates} · min effect {g.minEffect} · seed {c.seed}
                 {found.attached ? " · measured for this run" : ` · organization-level, config ${c.configHash.slice(0, 12)}`}
