@@ -19,8 +19,8 @@ import { settleBranch } from "./settle-branch.ts";
 
 /**
  * Gates a trained candidate against its round's control (the parent as context) and the best so far
- * when its round started (the parent), then decides or asks a person. A control is only measured; a candidate waits until every
- * sibling of its round has finished training.
+ * when its round started (the parent), then decides or asks a person. A control is only measured; a
+ * candidate waits until every sibling of its round has finished training.
  */
 export async function verdict(deps: LoopDeps, payload: { runId: string; branchId: string }): Promise<string> {
   const { db } = deps;

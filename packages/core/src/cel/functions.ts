@@ -79,7 +79,7 @@ const HELPERS: readonly Helper[] = [
     func: celFunc("action_repeat_run", [ANY_LIST], INT, (l) => BigInt(actionRepeatRun(toolCalls(l)))),
   },
   {
-    // Whether a call ran or imported the Python module with success, and none installed it: the environment has it.
+    // Whether a call ran Python on the module with success, and the agent did not install, mock or write it: the environment has it.
     name: "module_ran_ok",
     overload: { args: [T.list(T.dyn), T.string], result: T.bool },
     func: celFunc("module_ran_ok", [ANY_LIST, STRING], BOOL, (l, module) => moduleRanOk(toolCalls(l), module)),

@@ -55,8 +55,9 @@ function longestRun(calls: readonly ToolCallView[], same: (a: ToolCallView, b: T
 
 /**
  * Index of the last call whose "name args" text contains any of the needles, -1 when none does. A
- * call the tool refused did nothing, and a navigation call runs nothing: neither is counted. With `files`, the call must also name one of them, by base name: an edit of a file the patch
- * submits, not of the agent's own scratch script. A call may name a file by any path
+ * call the tool refused did nothing, and a navigation call runs nothing: neither is counted. With
+ * `files`, the call must also name one of them, by base name: an edit of a file the patch submits,
+ * not of the agent's own scratch script. A call may name a file by any path
  * (`cd pkg && sed -i … x.py`), so the base name is what is looked for. SWE-agent's `edit N:M` names
  * no file: it edits the file its last `open` or `create` opened, so that file is the one it names.
  */
