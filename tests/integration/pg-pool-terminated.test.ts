@@ -14,7 +14,9 @@ describe("a Prisma client over an owned pg pool, its idle connections ended by t
   it("stays alive, says the outage once, and answers the next query", async () => {
     const lines: string[] = [];
     const status = new ServiceStatus("PostgreSQL", "test", { meanwhile: "retrying", resumed: "carrying on" }, (line) => lines.push(line));
-    const db = createDatabase(database.url, { status });
+    // One connection: with several, the next query can be handed an idle one whose end the pool has not
+    // read yet, and fail with 57P01 (callers retry that through whileUnreachable; this test asks for more).
+    const db = createDatabase(database.url, { status, max: 1 });
     try {
       await Promise.all([db.run.count(), db.branch.count(), db.event.count()]);
       const admin = new pg.Client({ connectionString: database.url });
