@@ -145,6 +145,25 @@ describe("evotrainer import of agent trajectories", () => {
     expect(rows.map((r) => [r.taskId, r.reward])).toEqual([["marshmallow-code__marshmallow-1867", 1], ["pydicom__pydicom-1458", 0]]);
   }, 120_000);
 
+  it("creates nothing when every line is quarantined: lists them, exits 1, and leaves no run; a file with one good line then imports", async () => {
+    const file = join(dir, "all-bad.jsonl");
+    writeFileSync(file, `not json\n{"messages": "not a list"}\n`);
+    const runs = await db.run.count();
+    const empty = await runCli(["import", "openai-chat", file], { DATABASE_URL: databaseUrl });
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain("import openai-chat: nothing was stored; every line was quarantined:");
+    expect(empty.stderr).toContain(`${file}:1: openai-chat: invalid JSON`);
+    expect(empty.stderr).toMatch(new RegExp(`${file}:2: openai-chat: no list of chat messages`));
+    expect(empty.stderr).toContain("so no run or branch was created");
+    expect(await db.run.count()).toBe(runs);
+    expect(await db.quarantinedLine.count({ where: { source: file } })).toBe(0);
+
+    const row = { instance_id: "demo__demo-2", messages: [{ role: "user", content: "Fix it." }, { role: "assistant", content: "Done." }] };
+    writeFileSync(file, `not json\n${JSON.stringify(row)}\n`);
+    expect(await importJson("openai-chat", file)).toMatchObject({ rollouts: { added: 1, quarantined: 1 } });
+    expect(await db.run.count()).toBe(runs + 1);
+  }, 120_000);
+
   it("imports OpenAI chat rows with tool_calls, tool results and content: null", async () => {
     const file = join(dir, "chats.jsonl");
     const row = {

@@ -187,6 +187,16 @@ describe("evotrainer login, then status, report, decide and run over HTTP", () =
     expect(ingested.stdout).toContain("2 rollouts added, 0 already present, 1 lines quarantined");
     expect(ingested.stdout).toMatch(/large\.jsonl:2: the line is 40\.0 MiB, and http:\/\/127\.0\.0\.1:\d+ takes at most 31\.9 MiB in one request/);
     expect(await db.rollout.count({ where: { branchId: seed.branches.v2.id, uid: { in: ["small-1", "small-2", "huge"] } } })).toBe(2);
+
+    // An import whose only line is too large stores nothing, so it leaves no run on the server.
+    const alone = join(importerHome, "alone.jsonl");
+    writeFileSync(alone, `${JSON.stringify({ instance_id: "huge__huge-1", messages: [{ role: "user", content: "x".repeat(40 * 1024 * 1024) }, { role: "assistant", content: "Done." }] })}\n`);
+    const runs = await db.run.count();
+    const empty = await runCli(["import", "openai-chat", alone], env);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/alone\.jsonl:1: the line is 40\.0 MiB/);
+    expect(empty.stderr).toContain(`so no run or branch was created in ${url}`);
+    expect(await db.run.count()).toBe(runs);
   }, 180_000);
 
   it("a viewer's key reads but cannot decide; logout returns the CLI to local mode", async () => {

@@ -36,12 +36,18 @@ export async function ingestRunDir(sink: ImportSink, input: RunDirImport): Promi
 /**
  * Runs an import's ingest; if it stops part-way, says that what was stored stays and that the same
  * command resumes (each file's cursor commits with its rows), rather than leaving the user to guess.
+ * A new import that stopped before it stored anything takes back the run or branch it created.
  */
-export async function resumable<T>(target: ImportTarget, work: () => Promise<T>): Promise<T> {
+export async function resumable<T>(sink: ImportSink, target: ImportTarget, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    // The server may be what went away: then the empty branch stays, and the next try lands in it.
+    if (target.created && (await sink.discard(target).catch(() => false))) {
+      throw new Error(`${reason}
+the import stopped before it stored anything, so it created nothing; fix the cause and run the same command again`);
+    }
     throw new Error(
       `${reason}\nthe import stopped part-way: what it stored so far is kept in branch ${target.branchId} of run ${target.runId}; ` +
         "fix the cause and run the same command again to resume where it stopped (nothing is added twice)",

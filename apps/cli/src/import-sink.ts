@@ -41,5 +41,7 @@ export interface ImportSink {
   rollouts(target: ImportTarget, sources: AsyncIterable<StagedSource> | Iterable<StagedSource>): Promise<SourcesIngested>;
   metrics(target: ImportTarget, steps: readonly MetricsLine[]): Promise<{ added: number; changed: number }>;
   summary(target: ImportTarget, sources: readonly string[]): Promise<ImportSummary>;
+  /** Removes the run or branch a new import created when it stored nothing (discardEmptyImport); whether it did. */
+  discard(target: ImportTarget): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { createDatabase, importJob, importSummary, importTarget, type ImportTarget } from "@evotrainer/db";
+import { createDatabase, discardEmptyImport, importJob, importSummary, importTarget, type ImportTarget } from "@evotrainer/db";
 import { branchLabeler, createIngestPool, ingestTexts, writeTrainerMetrics, type BatchLabeler } from "@evotrainer/db/ingest";
 import { byteProgress } from "./byte-progress.ts";
 import { loadCliEnv } from "./env.ts";
@@ -56,6 +56,7 @@ export function localImportSink(): ImportSink {
     },
     metrics: (target, steps) => writeTrainerMetrics(pool, target.branchId, steps),
     summary: (target, sources) => importSummary(db, { jobId: target.jobId, branchId: target.branchId, sources }),
+    discard: (target) => discardEmptyImport(db, target),
     async close() {
       await pool.end();
       await db.$disconnect();

@@ -3,6 +3,7 @@ import { basename, dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { AGENT_FORMATS, agentRolloutOf, openHandsAttempt, openHandsEvalResults, parseSwebenchReport, shortHash, shortHashOfPieces, TrajectoryShapeError, type AgentFormat, type SwebenchResult } from "@evotrainer/adapters";
 import type { Rollout } from "@evotrainer/contract";
+import { MAX_LINE_BYTES, mib, readFileLines, tooLongReason } from "./file-lines.ts";
 import { trajectoryJsonPieces } from "./rollout-json.ts";
 import type { RunDirFile } from "./run-dir-source.ts";
 
@@ -55,16 +56,42 @@ export function trajectoryFiles(format: AgentFormat, path: string): string[] {
 export const trajectoryUid = (rollout: Pick<Rollout, "taskId" | "trajectory">, attempt?: number): string =>
   `${rollout.taskId}${attempt === undefined ? "" : `/attempt-${attempt}`}@${rollout.trajectory ? shortHashOfPieces(trajectoryJsonPieces(rollout.trajectory)) : shortHash(JSON.stringify(rollout.trajectory))}`;
 
-function readText(file: string): string {
-  const bytes = readFileSync(file);
-  return (file.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
+/** A whole file's text; null where it is, or decompresses to, more than one string may hold. */
+function readText(file: string): string | null {
+  try {
+    if (!file.endsWith(".gz")) return statSync(file).size > MAX_LINE_BYTES ? null : readFileSync(file, "utf8");
+    return gunzipSync(readFileSync(file), { maxOutputLength: MAX_LINE_BYTES }).toString("utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") return null;
+    throw error;
+  }
+}
+
+/** A report or log read whole: one that is too large names its file and what to do. */
+function readWholeText(file: string): string {
+  const text = readText(file);
+  if (text === null) throw new Error(`${file}: larger than ${mib(MAX_LINE_BYTES)}, more than a report is read whole: split it`);
+  return text;
+}
+
+/** A JSONL trajectory file's lines (the last one with or without its "\n"), and why those not read were not. */
+function jsonlLines(file: string): { lines: string[]; skipped: { lineNumber: number; reason: string }[] } {
+  if (file.endsWith(".gz")) {
+    const text = readText(file);
+    if (text !== null) return { lines: text.split("\n"), skipped: [] };
+    return { lines: [], skipped: [{ lineNumber: 1, reason: `the file decompresses to more than ${mib(MAX_LINE_BYTES)}: gunzip it, and import the .jsonl` }] };
+  }
+  const read = readFileLines(file);
+  const tooLong = read.restBytes > MAX_LINE_BYTES ? [...read.tooLong, { lineNumber: read.lines.length + 1, bytes: read.restBytes }] : read.tooLong;
+  return { lines: [...read.lines, read.rest], skipped: tooLong.map(({ lineNumber, bytes }) => ({ lineNumber, reason: tooLongReason(bytes, MAX_LINE_BYTES) })) };
 }
 
 export function readSwebenchReport(file: string): Map<string, SwebenchResult> {
-  if (OPENHANDS_EVAL.test(file)) return openHandsEvalResults(readText(file), file);
+  if (OPENHANDS_EVAL.test(file)) return openHandsEvalResults(readWholeText(file), file);
+  const text = readWholeText(file);
   let json: unknown;
   try {
-    json = JSON.parse(readText(file));
+    json = JSON.parse(text);
   } catch (error) {
     throw new Error(`${file}: not a JSON report (${(error as Error).message})`);
   }
@@ -125,7 +152,6 @@ export function readTrajectoryFile(
   report?: ReadonlyMap<string, SwebenchResult>,
   attemptOf?: (uid: string) => number | undefined,
 ): RunDirFile {
-  const text = readText(file);
   const fileStem = basename(file).replace(/\.gz$/, "").replace(/\.(traj\.json|traj|jsonl|json)$/, "");
   // An OpenHands attempt file numbers its rows; output.jsonl's rows are copies of attempts (attemptOf).
   const fileAttempt = format === "openhands" ? openHandsAttempt(basename(file)) : undefined;
@@ -143,10 +169,18 @@ export function readTrajectoryFile(
       out.unreadable.push({ lineNumber, reason: `${format}: ${reason}`, raw: raw.slice(0, RAW_CHARS) });
     }
   };
+  const notRead = (lineNumber: number, reason: string) => out.unreadable.push({ lineNumber, reason: `${format}: ${reason}`, raw: "" });
   if (/\.jsonl(\.gz)?$/.test(file)) {
-    text.split("\n").forEach((line, i) => {
+    const { lines, skipped } = jsonlLines(file);
+    lines.forEach((line, i) => {
       if (line.trim() !== "") take(line, i + 1);
     });
+    for (const line of skipped) notRead(line.lineNumber, line.reason);
+    return out;
+  }
+  const text = readText(file);
+  if (text === null) {
+    notRead(1, file.endsWith(".gz") ? `the file decompresses to more than ${mib(MAX_LINE_BYTES)}: gunzip it first` : tooLongReason(statSync(file).size, MAX_LINE_BYTES));
     return out;
   }
   let json: unknown;

@@ -6,6 +6,8 @@ import type { RunConfig } from "@evotrainer/core";
 import { parseAgentImportArgs } from "../agent-import-options.ts";
 import { readRunConfig } from "../config-files.ts";
 import type { StagedSource } from "../import-sink.ts";
+import { endEmptyImport } from "../empty-import.ts";
+import { resumable } from "../import-run-dir.ts";
 import { openImportSink } from "../open-import-sink.ts";
 import { readAhead } from "../read-ahead.ts";
 import { openHandsAttemptsIn, type OpenHandsAttempts } from "../openhands-attempts.ts";
@@ -90,8 +92,10 @@ export async function importAgentCommand(args: string[]): Promise<number> {
     const sources = readAhead(staged(), creating);
     const target = await creating;
     say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}, in ${sink.destination}`);
-    const stored = await sink.rollouts(target, sources);
+    const stored = await resumable(sink, target, () => sink.rollouts(target, sources));
     const rollouts = { added: stored.inserted, alreadyPresent: stored.duplicates, quarantined: stored.quarantined, ...results };
+    const empty = await endEmptyImport(sink, target, stored.inserted + stored.duplicates, files, `import ${options.format}`);
+    if (empty !== null) return empty;
 
     const { quarantined, labels } = await sink.summary(target, files);
     if (options.json) {

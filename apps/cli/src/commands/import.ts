@@ -6,6 +6,7 @@ import { isAgentFormat } from "../agent-import-options.ts";
 import { IMPORT_HELP } from "../import-help.ts";
 import { parseImportArgs } from "../import-options.ts";
 import { ingestRunDir, resumable } from "../import-run-dir.ts";
+import { endEmptyImport } from "../empty-import.ts";
 import { openImportSink } from "../open-import-sink.ts";
 import { readRunConfig } from "../config-files.ts";
 import { readRunDir } from "../run-dir-source.ts";
@@ -55,8 +56,10 @@ export async function importCommand(args: string[]): Promise<number> {
     const target = await sink.target({ adapter: options.adapter, dir, into: where });
     say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}, in ${sink.destination}`);
 
-    const { rollouts, points } = await resumable(target, () => ingestRunDir(sink, { source, target, dir, adapter: options.adapter }));
+    const { rollouts, points } = await resumable(sink, target, () => ingestRunDir(sink, { source, target, dir, adapter: options.adapter }));
     say(`trainer metrics of ${source.metrics.length} steps: ${points.added} points added, ${points.changed} changed`);
+    const empty = await endEmptyImport(sink, target, rollouts.added + rollouts.alreadyPresent + points.added, source.files.map((f) => f.source), `import ${options.adapter}`);
+    if (empty !== null) return empty;
 
     const { quarantined, labels } = await sink.summary(target, source.files.map((f) => f.source));
     if (options.json) {

@@ -1,5 +1,6 @@
-import { readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { readFileLines, tooLongReason, MAX_LINE_BYTES } from "../file-lines.ts";
 import { openImportSink } from "../open-import-sink.ts";
 
 /**
@@ -12,19 +13,14 @@ export async function ingestCommand(args: string[]): Promise<number> {
   const branchId = args[args.indexOf("--branch") + 1];
   if (!file || args.indexOf("--branch") < 0 || !branchId) throw new Error("usage: evotrainer ingest <file.jsonl> --branch <branchId>");
   const path = resolve(file);
-  const text = (() => {
-    try {
-      return readFileSync(path, "utf8");
-    } catch {
-      throw new Error(`${file}: no such file`);
-    }
-  })();
+  if (!existsSync(path)) throw new Error(`${file}: no such file`);
+  // A last line without its "\n" may still be being written: it waits for the next ingest.
+  const { lines, tooLong } = readFileLines(path);
+  const unreadable = tooLong.map(({ lineNumber, bytes }) => ({ lineNumber, reason: tooLongReason(bytes, MAX_LINE_BYTES), raw: "" }));
   const sink = openImportSink();
   try {
     const target = await sink.target({ dir: path, into: { branchId } });
-    // A last line without its "\n" may still be being written: it waits for the next ingest.
-    const lines = text.split("\n").slice(0, -1);
-    const result = await sink.rollouts(target, [{ source: path, lines, unreadable: [], label: "ingest" }]);
+    const result = await sink.rollouts(target, [{ source: path, lines, unreadable, label: "ingest" }]);
     if (result.rewritten.length > 0) console.log(`ingest: ${file} changed since it was last read; it was read again from the start (rows already present were skipped)`);
     console.log(`ingest: ${result.inserted} rollouts added, ${result.duplicates} already present, ${result.quarantined} lines quarantined`);
     for (const line of (await sink.summary(target, [path])).quarantined) console.log(`  ${path}:${line.lineNumber}: ${line.reason}`);

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { TRPC_BODY_LIMIT_BYTES } from "@evotrainer/api/body-limit";
 import { sourceParts, type SourcePart } from "@evotrainer/db/ingest";
 import { byteProgress, type ByteProgress } from "../byte-progress.ts";
+import { mib } from "../file-lines.ts";
 import type { ImportSink, StagedSource, SourcesIngested } from "../import-sink.ts";
 import type { Credentials } from "./credentials.ts";
 import { remoteApi, remoteError, type RemoteApi } from "./remote-api.ts";
@@ -10,8 +11,6 @@ import { remoteApi, remoteError, type RemoteApi } from "./remote-api.ts";
 const BATCH_BYTES = 2 * 1024 * 1024;
 // The longest line one request carries, escaped as JSON: the server's body limit, less room for the request's other fields.
 const MAX_LINE_JSON_BYTES = TRPC_BODY_LIMIT_BYTES - 64 * 1024;
-
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 /**
  * A part's lines as one request sends them; a line that no request to `server` can carry is
@@ -91,6 +90,7 @@ export function remoteImportSink(credentials: Credentials): ImportSink {
     },
     metrics: (target, steps) => call((a) => a.import.metrics.mutate({ jobId: target.jobId, steps: [...steps] })),
     summary: (target, sources) => call((a) => a.import.summary.query({ jobId: target.jobId, sources: [...sources] })),
+    discard: (target) => call((a) => a.import.discard.mutate({ jobId: target.jobId })),
     close: async () => {},
   };
 }

@@ -2,7 +2,7 @@ import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { metricsLineSchema } from "@evotrainer/contract";
 import { adapterNameSchema } from "@evotrainer/core";
-import { importJob, importSummary, importTarget, type ImportTarget } from "@evotrainer/db";
+import { discardEmptyImport, importJob, importSummary, importTarget, type ImportTarget } from "@evotrainer/db";
 import { branchLabeler, ingestLines, storedCursor, writeTrainerMetrics } from "@evotrainer/db/ingest";
 import { QueueName } from "@evotrainer/queue";
 import { decidingOrganization } from "../auth/deciding-organization.ts";
@@ -125,5 +125,11 @@ export const importRouter = {
   summary: userProcedure.input(z.object({ jobId: z.string().min(1), sources: z.array(z.string().max(4_000)).max(10_000) })).query(async ({ ctx, input }) => {
     const owner = await importOwner(ctx, input.jobId);
     return importSummary(ctx.db, { jobId: owner.jobId, branchId: owner.branchId, sources: input.sources });
+  }),
+
+  /** An import that stored nothing takes back the run or branch it created; one holding anything stays. */
+  discard: userProcedure.input(z.object({ jobId: z.string().min(1) })).mutation(async ({ ctx, input }) => {
+    const owner = await importOwner(ctx, input.jobId);
+    return discardEmptyImport(ctx.db, owner);
   }),
 } satisfies TRPCRouterRecord;

@@ -35,6 +35,7 @@ export { gateCalibrationForRun, recordGateCalibration, type GateCalibrationInput
 export { branchLabelRates } from "./label-rates.ts";
 export { detectorOf, labelDetectors, type LabelDetector } from "./label-detectors.ts";
 export { importJob, importTarget, type ImportTarget, type ImportWhere } from "./import-target.ts";
+export { discardEmptyImport } from "./discard-empty-import.ts";
 export { importSummary, type ImportSummary } from "./import-summary.ts";
 export { branchLabelVerdicts, loadBranchFailureData, type BranchFailureData } from "./branch-failures.ts";
 export { registerDraftedHarness, type DraftedHarnessOutcome } from "./register-drafted-harness.ts";
