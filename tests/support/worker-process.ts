@@ -15,6 +15,8 @@ export interface WorkerProcessOptions {
   logFile: string;
   /** Stops the worker at a failpoint (`name:n`), writing the point to `file` (see apps/worker/src/failpoints.ts). */
   failpoint?: { spec: string; file: string };
+  /** More of the worker's settings (EVO_WORKER_HEALTH_PORT, …). */
+  env?: Record<string, string>;
 }
 
 /** The built worker as a child process, polling fast so crash tests move quickly. */
@@ -31,6 +33,7 @@ export function startWorkerProcess(options: WorkerProcessOptions): ChildProcess 
       EVO_MONITOR_EVERY_MS: "200",
       EVO_RECONCILE_EVERY_MS: "1000",
       ...(options.failpoint ? { EVO_FAILPOINT: options.failpoint.spec, EVO_FAILPOINT_FILE: options.failpoint.file } : {}),
+      ...options.env,
     },
     stdio: ["ignore", log, log],
   });

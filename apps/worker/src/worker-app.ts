@@ -1,7 +1,7 @@
 import { DelayedError, type Job } from "bullmq";
 import { gymAdapter, trlAdapter, verlAdapter } from "@evotrainer/adapters";
 import { isServiceUnavailable, serverAddress, ServiceStatus } from "@evotrainer/core";
-import { createDatabase, createPgPool, masterKeyOrLocal, webhookAllowList } from "@evotrainer/db";
+import { createDatabase, createPgPool, masterKeyOrLocal, statusOfDatabase, webhookAllowList } from "@evotrainer/db";
 import { whileUnreachable } from "@evotrainer/db/connection";
 import { LabelerPool } from "@evotrainer/db/ingest";
 import { createProducerConnection, createWorkerConnection, payloadSchemas, Producer, QueueName, type Payload } from "@evotrainer/queue";
@@ -9,6 +9,7 @@ import type { WorkerEnv } from "./env.ts";
 import { answerTrainerArgs } from "./checks/answer-trainer-args.ts";
 import { ExecutorPool } from "./executors/executor-pool.ts";
 import { failpoints } from "./failpoints.ts";
+import { outliveOutages } from "./outlive-outages.ts";
 import { decide } from "./loop/decide.ts";
 import type { LoopDeps } from "./loop/deps.ts";
 import { dispatch, WAITING_FOR_GPU } from "./loop/dispatch.ts";
@@ -71,13 +72,14 @@ export async function startWorkerApp(
     failpoint: failpoints(env.EVO_FAILPOINT, env.EVO_FAILPOINT_FILE),
   };
   const concurrency = env.EVO_WORKER_CONCURRENCY;
+  const services = { databaseUrl: env.DATABASE_URL, postgres: statusOfDatabase(db), redisUrl: env.REDIS_URL, redis };
 
   // Each step reads its payload through the queue's schema (a malformed one fails there, named), and can
   // be stopped at its start by a crash test.
   const at = <Q extends QueueName, T>(queue: Q, step: (payload: Payload<Q>) => Promise<T>) => async (job: Job) => {
     const payload = payloadSchemas[queue].parse(job.data) as Payload<Q>;
     await deps.failpoint(`step:${queue}`);
-    return step(payload);
+    return outliveOutages(services, () => step(payload));
   };
   registry.register(QueueName.Propose, at(QueueName.Propose, (payload) => propose(deps, payload)), 1);
   // A job waiting for GPUs, or running, is looked at again later instead of holding a worker slot.
@@ -95,12 +97,13 @@ export async function startWorkerApp(
   const notifyDeps = { db, producer, masterKey: masterKeyOrLocal(process.env), publicUrl: env.EVO_PUBLIC_URL, retryBaseMs: env.EVO_NOTIFY_RETRY_BASE_MS, allowed: webhookAllowList() };
   registry.register(
     QueueName.Reconcile,
-    async () => ({
-      ...(await reconcile(db, producer)),
-      notifications: await relayNotifications(db, producer),
-      search: await sweepSearch(db, producer),
-      retainedBytesFreed: env.EVO_RETENTION === "after-run" ? await retainWeightsOfEndedRuns(db, (job) => deps.executors.weightsPlace(job), log) : 0,
-    }),
+    () =>
+      outliveOutages(services, async () => ({
+        ...(await reconcile(db, producer)),
+        notifications: await relayNotifications(db, producer),
+        search: await sweepSearch(db, producer),
+        retainedBytesFreed: env.EVO_RETENTION === "after-run" ? await retainWeightsOfEndedRuns(db, (job) => deps.executors.weightsPlace(job), log) : 0,
+      })),
     1,
   );
   registry.register(QueueName.Notify, at(QueueName.Notify, (payload) => deliver(notifyDeps, payload)), concurrency);

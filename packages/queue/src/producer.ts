@@ -24,6 +24,9 @@ export class Producer {
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, { connection: this.connection, prefix: this.prefix, defaultJobOptions });
+      // Unheard, BullMQ prints each of the connection's failed reconnects with its stack; the
+      // connection's owner hears them and says an outage once, and an enqueue reports its own failure.
+      queue.on("error", () => {});
       this.queues.set(name, queue);
     }
     return queue;
