@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { resolve } from "node:path";
+import { expect, test } from "@playwright/test";
+import { createDatabase, type Database } from "@evotrainer/db";
+import { createTestDatabase, type TestDatabase } from "@evotrainer/db/testing";
+import { seedDashboard } from "../support/dashboard-seed.ts";
+import { freePort, ownPostgres, type OwnPostgres } from "../support/own-services.ts";
+import { testPrefix } from "../support/redis-prefix.ts";
+import { signIn } from "./sign-in.ts";
+
+// A second dashboard server over a PostgreSQL cluster of this spec's own, so that stopping it touches
+// neither the quickstart's server nor any other spec.
+let postgres: OwnPostgres;
+let database: TestDatabase;
+let db: Database;
+let server: ChildProcess;
+let baseURL: string;
+let seed: Awaited<ReturnType<typeof seedDashboard>>;
+
+test.beforeAll(async () => {
+  postgres = await ownPostgres();
+  database = await createTestDatabase(postgres.url);
+  db = createDatabase(database.url);
+  seed = await seedDashboard(db, "outage");
+  const port = await freePort();
+  baseURL = `http://127.0.0.1:${port}`;
+  server = spawn(resolve("node_modules/.bin/tsx"), ["server.ts", "--port", String(port), "--hostname", "127.0.0.1"], {
+    cwd: resolve("apps/web"),
+    env: { ...process.env, DATABASE_URL: database.url, EVO_QUEUE_PREFIX: testPrefix() },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let said = "";
+  await new Promise<void>((ready, failed) => {
+    server.stdout!.on("data", (chunk) => {
+      said += String(chunk);
+      if (said.includes("EvoTrainer dashboard on")) ready();
+    });
+    server.once("exit", (code) => failed(new Error(`the dashboard exited (${code}) before it listened:\n${said}`)));
+  });
+});
+
+test.afterAll(async () => {
+  if (server.exitCode === null) {
+    const exited = once(server, "exit");
+    server.kill("SIGTERM");
+    await exited;
+  }
+  await db.$disconnect();
+  postgres.remove();
+});
+
+test("a page whose server cannot reach PostgreSQL shows a banner naming it, not a 500 page, and renders itself once it answers", async ({ browser }) => {
+  const context = await browser.newContext({ baseURL });
+  const page = await context.newPage();
+  await signIn(page, seed.users.viewer.email);
+  await page.goto(`/runs/${seed.run.id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+
+  postgres.stop();
+  expect((await page.request.get("/api/health")).status()).toBe(503);
+  await page.goto(`/runs/${seed.run.id}`);
+  const banner = page.getByTestId("service-outage");
+  await expect(banner).toHaveText(/The dashboard cannot reach PostgreSQL right now\. This page loads again by itself once it answers/);
+  await page.screenshot({ path: "test-results/service-outage-banner.png" });
+  await expect(page.getByText("Internal Server Error")).toHaveCount(0);
+
+  postgres.start();
+  await expect(banner).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  expect((await page.request.get("/api/health")).status()).toBe(200);
+  await context.close();
+});
