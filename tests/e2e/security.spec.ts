@@ -177,24 +177,45 @@ test("rate limits: a new X-Forwarded-For per try no longer buys new tries; only 
   expect((await attempt(TRUSTED_PROXY, { "x-forwarded-for": "203.0.113.8" })).status).toBe(401);
 });
 
-test("per-account lockout: ten wrong passwords from anywhere lock the account; its owner clears it by changing the password", async () => {
+test("wrong passwords hold back the stranger's clients, never the account: its owner signs in from a device it used before and from one that has not failed", async () => {
   const email = `lockout-${randomBytes(3).toString("hex")}@example.test`;
-  await createLocalUser(db, { email, name: "Lockout", password: SEED_PASSWORD, organizationId: seed.org.id, role: "viewer" });
+  // The owner belongs to an organization of its own: the seed's admin is a stranger to it.
+  const home = await db.organization.create({ data: { name: "Lockout home", slug: `lockout-${randomBytes(3).toString("hex")}` } });
+  await createLocalUser(db, { email, name: "Lockout", password: SEED_PASSWORD, organizationId: home.id, role: "viewer" });
+  const tryPassword = (from: string, password: string) => send("/api/auth/sign-in/email", { from, headers: jsonPost(), body: signInBody(email, password) });
   // The owner is signed in on another device before the attack.
   const ownerCookie = await sessionCookie(email, "127.0.0.12");
-  // Guesses spread over addresses, each under the per-address limit.
-  for (let i = 0; i < 10; i++) {
-    const answer = await send("/api/auth/sign-in/email", { from: `127.0.0.${20 + (i % 2)}`, headers: jsonPost(), body: signInBody(email, `guess ${i}`) });
-    expect(answer.status).toBe(401);
-  }
-  const locked = await send("/api/auth/sign-in/email", { from: "127.0.0.11", headers: jsonPost(), body: signInBody(email, SEED_PASSWORD) });
-  expect(locked.status).toBe(429);
-  expect(JSON.parse(locked.body).message).toMatch(/locked after 10 failed sign-ins.*changed/);
+  // One stranger's address: ten tries, then it waits.
+  for (let i = 0; i < 10; i++) expect((await tryPassword("127.0.0.20", `guess ${i}`)).status).toBe(401);
+  const heldBack = await tryPassword("127.0.0.20", SEED_PASSWORD);
+  expect(heldBack.status).toBe(429);
+  expect(JSON.parse(heldBack.body).message).toMatch(/from your address.*not locked/);
+  // The account is under attack now: another stranger's address gets only three.
+  for (let i = 0; i < 3; i++) expect((await tryPassword("127.0.0.21", `other guess ${i}`)).status).toBe(401);
+  expect((await tryPassword("127.0.0.21", `other guess 3`)).status).toBe(429);
+  // Before: 429 for the owner everywhere for 15 minutes.
+  await sessionCookie(email, "127.0.0.12");
+  await sessionCookie(email, "127.0.0.11");
 
+  // Invitation acceptance checks the same password, and any organization's admin can invite any email:
+  // its wrong passwords hold back the client there and never count at sign-in.
+  const adminCookie = await sessionCookie(seed.users.admin.email, "127.0.0.13");
+  const invited = await send("/api/trpc/member.invite", { headers: jsonPost({ cookie: adminCookie }), body: JSON.stringify({ json: { organizationId: seed.org.id, email, role: "approver" } }) });
+  expect(invited.status, invited.body).toBe(200);
+  const token = String(JSON.parse(invited.body).result.data.json.path).split("/").at(-1);
+  const accept = (from: string, password: string) =>
+    send("/api/trpc/member.acceptInvitation", { from, headers: jsonPost(), body: JSON.stringify({ json: { token, password } }) });
+  // The account is still under attack (the sign-in guesses above), so this new client gets three here too.
+  for (let i = 0; i < 3; i++) expect((await accept("127.0.0.22", `invitation guess ${i}`)).status).toBe(401);
+  expect((await accept("127.0.0.22", SEED_PASSWORD)).status).toBe(429);
+  await sessionCookie(email, "127.0.0.22");
+
+  // A new password forgets every wrong one.
   const newPassword = "a brand new passphrase";
   const changed = await send("/api/auth/change-password", { from: "127.0.0.12", headers: jsonPost({ cookie: ownerCookie }), body: JSON.stringify({ currentPassword: SEED_PASSWORD, newPassword }) });
   expect(changed.status, changed.body).toBe(200);
-  await sessionCookie(email, "127.0.0.11", newPassword);
+  expect((await tryPassword("127.0.0.20", "guess after the change")).status).toBe(401);
+  await sessionCookie(email, "127.0.0.21", newPassword);
 });
 
 test("errors: ids past int64 are a 400 naming the field; a 5xx says only its request id", async () => {

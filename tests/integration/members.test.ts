@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { verifyPassword } from "@evotrainer/api";
+import { NO_PASSWORD_GUARD, redisPasswordGuard, verifyPassword } from "@evotrainer/api";
+import { PASSWORD_LIMITS } from "@evotrainer/core";
 import { apiHarness, httpStatusOf } from "../support/api-harness.ts";
 import { SEED_PASSWORD, seedDashboard } from "../support/dashboard-seed.ts";
 import { CLI } from "../support/cli.ts";
@@ -151,9 +152,9 @@ describe("password reset by link", () => {
     expect(await db.verification.count({ where: { value: approverId, identifier: { contains: token } } })).toBe(0);
 
     expect(await anonymous().member.passwordReset({ token })).toEqual({ email: seed.users.approver.email });
-    // The web app lifts the account's sign-in lockout through this hook; here it records whom it was told about.
+    // The web app forgets the account's wrong passwords through this hook; here it records whom it was told about.
     const lockoutsLifted: string[] = [];
-    const resetter = harness.callerAs({ passwordSet: async (email) => void lockoutsLifted.push(email) });
+    const resetter = harness.callerAs({ passwordGuard: { ...NO_PASSWORD_GUARD, passwordSet: async (email) => void lockoutsLifted.push(email) } });
     expect(await resetter.member.completePasswordReset({ token, password: "a brand new password" })).toEqual({ email: seed.users.approver.email });
     expect(lockoutsLifted).toEqual([seed.users.approver.email]);
     expect(await passwordWorks(approverId, "a brand new password")).toBe(true);
@@ -210,15 +211,38 @@ describe("credentials stay with the person and the organizations they belong to"
     await expect(anonymous().member.acceptInvitation({ token: tokenOf(fresh.path), name: "Fresh" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/^password: /) });
   });
 
-  it("wrong passwords through an invitation count toward the account's lockout", async () => {
+  it("a stranger's wrong passwords through an invitation hold back only the stranger's client, and never count at sign-in (real Redis)", async () => {
     const victim = await seedDashboard(db, "victim-lock");
     const attacker = await seedDashboard(db, "attacker-lock");
-    const link = await as(attacker.users.admin.id).member.invite({ organizationId: attacker.org.id, email: victim.users.approver.email, role: "viewer" });
-    const failures: string[] = [];
-    const guarded = harness.callerAs({ passwordGuard: { lockedForSeconds: async () => (failures.length >= 2 ? 600 : 0), recordFailure: async (email) => void failures.push(email) } });
-    for (const guess of ["guess one!", "guess two!"]) await expect(guarded.member.acceptInvitation({ token: tokenOf(link.path), password: guess })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    expect(failures).toEqual([victim.users.approver.email, victim.users.approver.email]);
-    await expect(guarded.member.acceptInvitation({ token: tokenOf(link.path), password: SEED_PASSWORD })).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS" });
+    const email = victim.users.approver.email;
+    const link = await as(attacker.users.admin.id).member.invite({ organizationId: attacker.org.id, email, role: "viewer" });
+    const guard = redisPasswordGuard(async () => connection, prefix);
+    const from = (address: string) => harness.callerAs({ passwordGuard: guard, headers: new Headers({ "x-forwarded-for": address }) });
+    const stranger = "198.51.100.7";
+    for (let i = 0; i < PASSWORD_LIMITS.perClient; i++) {
+      await expect(from(stranger).member.acceptInvitation({ token: tokenOf(link.path), password: `guess ${i}!` })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    }
+    // Before: the account itself was locked, so its owner's right password got 429 at sign-in.
+    await expect(from(stranger).member.acceptInvitation({ token: tokenOf(link.path), password: SEED_PASSWORD })).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS" });
+    for (const client of [stranger, "203.0.113.1"]) expect(await guard.waitSeconds(email, client, "sign-in")).toBe(0);
+    // A client that has not failed may still prove the account here, and is then one the account knows.
+    expect(await from("203.0.113.1").member.acceptInvitation({ token: tokenOf(link.path), password: SEED_PASSWORD })).toMatchObject({ existingAccount: true });
+  });
+
+  it("wrong passwords at sign-in spread over many clients: each unknown client meets the smaller allowance, the owner's clients none (real Redis)", async () => {
+    const email = `spread-${prefix}@example.test`;
+    const guard = redisPasswordGuard(async () => connection, prefix);
+    await guard.recordSuccess(email, "203.0.113.1");
+    for (let i = 0; i < 30; i++) await guard.recordFailure(email, `198.51.100.${i % 10}`, "sign-in");
+    expect(await guard.waitSeconds(email, "198.51.100.3", "sign-in")).toBeGreaterThan(0);
+    // The owner's device from before, and a new one that has never failed.
+    expect(await guard.waitSeconds(email, "203.0.113.1", "sign-in")).toBe(0);
+    expect(await guard.waitSeconds(email, "203.0.113.2", "sign-in")).toBe(0);
+    // An IPv6 attacker cannot buy allowances by moving inside its /64.
+    for (let i = 0; i < PASSWORD_LIMITS.perClientUnderAttack; i++) await guard.recordFailure(email, `2001:db8:0:1::${i + 1}`, "sign-in");
+    expect(await guard.waitSeconds(email, "2001:db8:0:1::ffff", "sign-in")).toBeGreaterThan(0);
+    await guard.passwordSet(email);
+    expect(await guard.waitSeconds(email, "198.51.100.3", "sign-in")).toBe(0);
   });
 
   it("an organization admin cannot reset the password of someone who also belongs to an organization they do not administer; an installation admin can", async () => {

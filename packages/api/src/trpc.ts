@@ -5,6 +5,7 @@ import { z, ZodError } from "zod";
 import type { Database, Role } from "@evotrainer/db";
 import type { IngestPool } from "@evotrainer/db/ingest";
 import type { AskWaits, Producer } from "@evotrainer/queue";
+import { NO_PASSWORD_GUARD, type PasswordGuard } from "./auth/password-guard.ts";
 import type { Principal } from "./auth/principal.ts";
 import { resolvePrincipal } from "./auth/resolve-principal.ts";
 import { badString, type RawTextFields } from "./input/bad-string.ts";
@@ -22,19 +23,12 @@ export interface ContextDeps {
   shareToken?: string | null;
   /** Names this request in the server log and in a 5xx answer; generated when the caller has none. */
   requestId?: string;
-  /** After a password is set by a reset link: the web app lifts the account's sign-in lockout here. */
-  passwordSet?: (email: string) => Promise<void>;
   /** Postgres connections for COPY, created on first use: only imports over HTTP need them. */
   ingestPool?: () => IngestPool;
-  /** The sign-in lockout, for passwords checked outside the sign-in page (joining with an existing account). */
+  /** The web app's hold on clients that send wrong passwords, for passwords checked here (joining with an existing account, a reset). */
   passwordGuard?: PasswordGuard;
   /** How long run.create waits for a worker to check a run's trainer arguments (EVO_TRAINER_CHECK_PICKUP_S). */
   trainerArgsWaits?: AskWaits;
-}
-
-export interface PasswordGuard {
-  lockedForSeconds: (email: string) => Promise<number>;
-  recordFailure: (email: string) => Promise<void>;
 }
 
 export interface Context {
@@ -42,14 +36,12 @@ export interface Context {
   db: Database;
   producer: () => Producer;
   principal: () => Promise<Principal | null>;
-  passwordSet: (email: string) => Promise<void>;
   passwordGuard: PasswordGuard;
+  /** The caller's IP address, as the web server put it in X-Forwarded-For; empty outside the web app. */
+  clientAddress: string;
   ingestPool?: () => IngestPool;
   trainerArgsWaits?: AskWaits;
 }
-
-/** Without the web app's lockout (the CLI, tests), no account is locked and failures are not counted. */
-const NO_PASSWORD_GUARD: PasswordGuard = { lockedForSeconds: async () => 0, recordFailure: async () => {} };
 
 /** Builds the per-request context. The web app calls it from the route handler and from RSC. */
 export function createContext(deps: ContextDeps): Context {
@@ -58,8 +50,8 @@ export function createContext(deps: ContextDeps): Context {
     requestId: deps.requestId ?? randomUUID(),
     db: deps.db,
     producer: deps.producer,
-    passwordSet: deps.passwordSet ?? (async () => {}),
     passwordGuard: deps.passwordGuard ?? NO_PASSWORD_GUARD,
+    clientAddress: deps.headers.get("x-forwarded-for") ?? "",
     ...(deps.ingestPool ? { ingestPool: deps.ingestPool } : {}),
     ...(deps.trainerArgsWaits ? { trainerArgsWaits: deps.trainerArgsWaits } : {}),
     principal: () =>

@@ -103,6 +103,7 @@ export { placeJob, placementCanWait, type SchedulableNode, type GpuAllocation, t
 export { baselineChecks } from "./loop/baseline-checks.ts";
 export * from "./lifecycle/index.ts";
 export * from "./members/index.ts";
+export * from "./sign-in/index.ts";
 export * from "./notifications/index.ts";
 export { buildJob, type JobPlan } from "./jobs/build-job.ts";
 export { FINAL_TRAIN_STEPS } from "./harness/final-steps.ts";

@@ -7,15 +7,15 @@ import { hashPassword, verifyPassword } from "@evotrainer/api";
 import { INSTALLATION_ADMIN_ROLE } from "@evotrainer/db";
 import { env } from "~/env";
 import { siteOrigin } from "~/lib/same-origin";
-import { ACCOUNT_MAX_FAILURES, clearFailures, lockedForSeconds, recordFailure } from "./account-lockout";
 import { db } from "./db";
+import { passwordGuard } from "./password-guard";
 import { organizationAccess, organizationRoles } from "./organization-roles";
 import { localAuthSecret } from "./auth-secret";
 
 /** The organization plugin's endpoints that only read. */
 const ORGANIZATION_READS = ["/organization/list", "/organization/get-full-organization", "/organization/get-active-member", "/organization/list-members"];
 
-/** Paths after which the account's owner (or an admin) has set a password: a lockout ends there. */
+/** Paths after which the account's owner (or an admin) has set a password: its wrong ones are forgotten there. */
 const PASSWORD_SET = ["/change-password", "/admin/set-user-password"];
 
 async function emailOfUser(userId: unknown): Promise<string | null> {
@@ -56,21 +56,22 @@ function createAuth(secure: boolean) {
           throw new APIError("FORBIDDEN", { message: "members are managed in Settings → Members or with `evotrainer users`" });
         }
         if (ctx.path !== "/sign-in/email" || typeof ctx.body?.email !== "string") return;
-        const seconds = await lockedForSeconds(ctx.body.email);
+        const seconds = await passwordGuard.waitSeconds(ctx.body.email, clientOf(ctx.headers), "sign-in");
         if (seconds > 0) {
           throw new APIError("TOO_MANY_REQUESTS", {
-            message: `This account is locked after ${ACCOUNT_MAX_FAILURES} failed sign-ins. It unlocks in ${Math.ceil(seconds / 60)} min, or at once when its password is changed (by its owner from a signed-in session, or by an admin).`,
+            message: `Too many wrong passwords for this account from your address: try again in ${Math.ceil(seconds / 60)} min. The account is not locked: a device that has signed in to it before, or one that has not failed, can sign in now.`,
           });
         }
       }),
       after: createAuthMiddleware(async (ctx) => {
         const failed = ctx.context.returned instanceof APIError;
         if (ctx.path === "/sign-in/email" && typeof ctx.body?.email === "string") {
-          if (!failed) await clearFailures(ctx.body.email);
-          else if (ctx.context.returned instanceof APIError && ctx.context.returned.statusCode === 401) await recordFailure(ctx.body.email);
+          const client = clientOf(ctx.headers);
+          if (!failed) await passwordGuard.recordSuccess(ctx.body.email, client);
+          else if (ctx.context.returned instanceof APIError && ctx.context.returned.statusCode === 401) await passwordGuard.recordFailure(ctx.body.email, client, "sign-in");
         } else if (PASSWORD_SET.includes(ctx.path) && !failed) {
           const email = ctx.path === "/change-password" ? ctx.context.session?.user.email : await emailOfUser(ctx.body?.userId);
-          if (email) await clearFailures(email);
+          if (email) await passwordGuard.passwordSet(email);
         }
       }),
     },
@@ -113,6 +114,9 @@ export async function sessionUserId(headers: Headers): Promise<string | null> {
   const session = await getAuth(headers).api.getSession({ headers });
   return session?.user.id ?? null;
 }
+
+/** The address a sign-in came from: server.ts puts the socket's peer (or a trusted proxy's client) in X-Forwarded-For. */
+const clientOf = (headers: Headers | undefined) => headers?.get("x-forwarded-for") ?? "";
 
 /** `EVO_SIGNINS_PER_MINUTE`: sign-in attempts one client address may make a minute (10 by default). */
 function signInsPerMinute(): number {

@@ -50,10 +50,13 @@ async function provenAccount(ctx: Context, account: { userId: string; passwordHa
   if (principal?.kind === "user" && principal.userId === account.userId) return account.userId;
   if (!given || !account.passwordHash) return null;
   const { email } = await ctx.db.user.findUniqueOrThrow({ where: { id: account.userId }, select: { email: true } });
-  const seconds = await ctx.passwordGuard.lockedForSeconds(email);
-  if (seconds > 0) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `This account is locked after too many wrong passwords; try again in ${Math.ceil(seconds / 60)} min.` });
-  if (await verifyPassword({ hash: account.passwordHash, password: given })) return account.userId;
-  await ctx.passwordGuard.recordFailure(email);
+  const seconds = await ctx.passwordGuard.waitSeconds(email, ctx.clientAddress, "invitation");
+  if (seconds > 0) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: `Too many wrong passwords for this account from your address: try again in ${Math.ceil(seconds / 60)} min.` });
+  if (await verifyPassword({ hash: account.passwordHash, password: given })) {
+    await ctx.passwordGuard.recordSuccess(email, ctx.clientAddress);
+    return account.userId;
+  }
+  await ctx.passwordGuard.recordFailure(email, ctx.clientAddress, "invitation");
   return null;
 }
 
@@ -128,7 +131,8 @@ export const memberRouter = {
    * Joins through an invitation. A new email gets an account with the name and password given (the
    * only way an account is made outside the CLI). An email that already has an account joins only
    * when the caller proves to be it: signed in as it, or with its current password. Wrong passwords
-   * count toward the account's sign-in lockout, as on the sign-in page.
+   * hold this client back here as at sign-in, but never count at sign-in: any organization admin can
+   * invite any email, so this door is open to strangers.
    */
   acceptInvitation: invitationLink
     .input(z.object({ name: printable(z.string().trim().max(100)).optional(), password: z.string().max(128).optional() }))
@@ -158,8 +162,8 @@ export const memberRouter = {
   completePasswordReset: passwordResetLink.input(z.object({ password })).mutation(async ({ ctx, input }) => {
     const reset = await completePasswordReset(ctx.db, { tokenHash: ctx.tokenHash, passwordHash: await hashPassword(input.password), now: new Date() });
     if (reset.outcome === "refused") refused(reset);
-    // A new password ends a lockout, as changing it does: the owner can sign in with it at once.
-    await ctx.passwordSet(reset.email);
+    // A new password forgets every wrong one, as changing it does.
+    await ctx.passwordGuard.passwordSet(reset.email);
     return { email: reset.email };
   }),
 } satisfies TRPCRouterRecord;

@@ -1,0 +1,2 @@
+export * from "./password-attempts.ts";
+export * from "./client-key.ts";
