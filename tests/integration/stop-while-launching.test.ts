@@ -64,8 +64,13 @@ describe("a run stopped while its trainer launches leaves no trainer running", (
     rmSync(jobsDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
-  it("the launch finds its job cancelled and ends the process it started; the job stays cancelled", async () => {
-    const org = await db.organization.create({ data: { name: prefix, slug: prefix } });
+  // With the sealed evaluation asked for, the stop finds no trained branch to evaluate: the run was
+  // stopped, so it ends cancelled (it used to end "failed: no branch was ever promoted").
+  it.each([
+    { sealed: false, outcome: /^stopped: 1 job\(s\) cancelled/ },
+    { sealed: true, outcome: /^cancelled: stopped before any branch finished training/ },
+  ])("the launch finds its job cancelled and ends the process it started; the job stays cancelled, the run ends cancelled (sealed evaluation asked: $sealed)", async ({ sealed, outcome }) => {
+    const org = await db.organization.create({ data: { name: `${prefix}-${sealed}`, slug: `${prefix}-${sealed}` } });
     const config = runConfigSchema.parse({
       ...(parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, unknown>),
       name: "stopped while launching",
@@ -73,7 +78,7 @@ describe("a run stopped while its trainer launches leaves no trainer running", (
       search: { proposals: 2, keep: 1, stepsPerBranch: 400, proposer: "rule", control: "none", acceptUnboundedFalsePromotions: true },
     });
     const { runId, baseBranchId } = await createRun(db, config, { organizationId: org.id });
-    const approver = await createLocalUser(db, { email: `${prefix}@example.test`, name: "Approver", password: "correct horse battery staple", organizationId: org.id, role: "approver" });
+    const approver = await createLocalUser(db, { email: `${prefix}-${sealed}@example.test`, name: "Approver", password: "correct horse battery staple", organizationId: org.id, role: "approver" });
     const api = harness.callerAs({ userId: approver.id });
 
     const real = new ExecutorPool(db, jobsDir, process.env, () => {});
@@ -89,8 +94,8 @@ describe("a run stopped while its trainer launches leaves no trainer running", (
       expect(job).toMatchObject({ state: "pending", externalId: null });
 
       // The person's stop, and the control step carrying it out, while the launch is held.
-      await api.runControl.stop({ runId, sealed: false });
-      expect(await stopRun(deps, { runId })).toMatch(/^stopped/);
+      await api.runControl.stop({ runId, sealed });
+      expect(await stopRun(deps, { runId })).toMatch(outcome);
       expect(await db.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ state: "cancelled" });
 
       release();
@@ -98,6 +103,8 @@ describe("a run stopped while its trainer launches leaves no trainer running", (
       expect(processGroupAlive(pgid)).toBe(false);
       expect(await db.job.findUniqueOrThrow({ where: { id: job.id } })).toMatchObject({ state: "cancelled", externalId: null });
       expect(await db.run.findUniqueOrThrow({ where: { id: runId } })).toMatchObject({ status: "cancelled" });
+      const finished = await db.event.findFirst({ where: { runId, type: "run_finished" } });
+      expect(finished?.payload ?? null).toEqual(sealed ? expect.objectContaining({ stopped: true, error: null }) : null);
     } finally {
       release();
       await dispatched.catch(() => undefined);

@@ -56,6 +56,11 @@ describe("a factor the run's trainer refuses, reaching dispatch anyway", () => {
     expect(report.status, result.stderr).toBe("failed");
     expect(result.code).toBe(1);
     expect(report.branches.map((b) => b.status)).toEqual(["failed"]);
+    // Why, in the report and as the CLI prints it: before, only the events said, and the run_finished one said "no branch was ever promoted".
+    const why = "every branch failed (1); v0 (the base): config_error: trl cannot run recipe factor data.dynamicSampling";
+    expect(report.error).toContain(why);
+    const printed = await cli(["report", report.runId]);
+    expect(printed.stdout).toContain(`no result: ${why}`);
 
     const db = createDatabase(databaseUrl);
     try {

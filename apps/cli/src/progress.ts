@@ -15,6 +15,11 @@ export function progressLine(report: RunProgress): string {
   return `${report.status} · round ${report.round}/${report.budget.rounds.total ?? "?"} · branches: ${counts} · budget ${bar(gpuSeconds.used, gpuSeconds.total)} ${Math.round(gpuSeconds.used)}/${gpuSeconds.total ?? "?"} s (controls ${Math.round(gpuSeconds.controls)} s)`;
 }
 
+/** The progress line, and under it why the run ended without a result when it did (the reason is otherwise only in its events). */
+export function progressWithReason(report: RunReport): string {
+  return report.error ? `${progressLine(report)}\nno result: ${report.error}` : progressLine(report);
+}
+
 /** The run's tree as indented text, for `evotrainer report` without --json. */
 export function treeText(report: RunReport): string {
   const children = new Map<string | null, RunReport["branches"]>();

@@ -101,6 +101,7 @@ export { llmSettingsSchema, llmProviderSchema, type LlmSettings, type LlmProvide
 export { planRound, type PlanRoundInput, type PlannedIntervention } from "./loop/plan-round.ts";
 export { placeJob, placementCanWait, type SchedulableNode, type GpuAllocation, type PlacementRequest, type Placement } from "./scheduling/place-job.ts";
 export { baselineChecks } from "./loop/baseline-checks.ts";
+export { runWithoutBest, type EndingBranch, type RunWithoutBest } from "./loop/run-without-best.ts";
 export * from "./lifecycle/index.ts";
 export * from "./members/index.ts";
 export * from "./sign-in/index.ts";

@@ -1,11 +1,11 @@
 import { buildRunReport, createDatabase, type RunReport } from "@evotrainer/db";
 import { loadCliEnv } from "../env.ts";
-import { progressLine, treeText } from "../progress.ts";
+import { progressWithReason, treeText } from "../progress.ts";
 import { remoteCredentials } from "../remote/credentials.ts";
 
 function print(report: RunReport, args: string[], brief: boolean): void {
   if (args.includes("--json")) console.log(JSON.stringify(report, null, 2));
-  else console.log(brief ? `${report.runId} ${report.name}: ${progressLine(report)}` : `${report.name} (${report.runId})\n${progressLine(report)}\n${treeText(report)}`);
+  else console.log(brief ? `${report.runId} ${report.name}: ${progressWithReason(report)}` : `${report.name} (${report.runId})\n${progressWithReason(report)}\n${treeText(report)}`);
 }
 
 /** `evotrainer report <runId> [--json]` and `evotrainer status [runId]`. */

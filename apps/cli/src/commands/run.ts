@@ -6,7 +6,7 @@ import { whileUnreachable } from "@evotrainer/db/connection";
 import { cliPostgresStatus } from "../database-wait.ts";
 import { loadCliEnv } from "../env.ts";
 import { localOrganization } from "../local-organization.ts";
-import { progressLine } from "../progress.ts";
+import { progressLine, progressWithReason } from "../progress.ts";
 import { readRunConfig } from "../config-files.ts";
 import { remoteCredentials, type Credentials } from "../remote/credentials.ts";
 import { checkTrainerArgs } from "../trainer-args.ts";
@@ -46,7 +46,7 @@ export async function runCommand(args: string[]): Promise<number> {
       if (!json) console.error(progressLine(r));
     });
     if (json) console.log(JSON.stringify(report, null, 2));
-    else console.log(progressLine(await whileUnreachable(status, () => buildRunReport(db, runId))));
+    else console.log(progressWithReason(await whileUnreachable(status, () => buildRunReport(db, runId))));
     return report.status === "completed" ? 0 : 1;
   } finally {
     await producer.close();
@@ -74,6 +74,6 @@ async function remoteRun(remote: Credentials, file: string, config: RunConfig, a
       if (!json) console.error(progressLine(r));
     },
   );
-  console.log(json ? JSON.stringify(report, null, 2) : progressLine(report));
+  console.log(json ? JSON.stringify(report, null, 2) : progressWithReason(report));
   return report.status === "completed" ? 0 : 1;
 }

@@ -1,7 +1,7 @@
-import { recordEvent } from "@evotrainer/db";
+import { json, recordEvent } from "@evotrainer/db";
 import { budgetExhausted } from "./budget.ts";
 import type { LoopDeps } from "./deps.ts";
-import { runConfigOf } from "@evotrainer/core";
+import { runConfigOf, runWithoutBest, type EndingBranch } from "@evotrainer/core";
 import { QueueName } from "@evotrainer/queue";
 
 /** Budget figures of a run as its rows stand. */
@@ -29,12 +29,13 @@ export async function finishRun(deps: LoopDeps, runId: string, reason: string, f
   if (run.status !== from) return `run is ${run.status}`;
   const best = run.bestBranch;
   if (!best) {
+    const ended = runWithoutBest(from, await endingBranches(deps, runId));
     await db.$transaction(async (tx) => {
-      const moved = await tx.run.updateMany({ where: { id: runId, status: from }, data: { status: "failed", finishedAt: new Date() } });
+      const moved = await tx.run.updateMany({ where: { id: runId, status: from }, data: { status: ended.status, finishedAt: new Date(), finalReport: json({ sealed: null, reason, error: ended.error }) } });
       if (moved.count === 0) return;
-      await recordEvent(tx, { runId, type: "run_finished", actor: "system", payload: { reason, sealed: null, error: "no branch was ever promoted" } });
+      await recordEvent(tx, { runId, type: "run_finished", actor: "system", payload: { reason, sealed: null, error: ended.error, ...(from === "stopping" ? { stopped: true } : {}) } });
     });
-    return "failed: nothing promoted";
+    return ended.status === "failed" ? `failed: ${ended.error}` : "cancelled: stopped before any branch finished training";
   }
   await db.$transaction(async (tx) => {
     const moved = await tx.run.updateMany({ where: { id: runId, status: from }, data: { status: "finishing" } });
@@ -45,4 +46,13 @@ export async function finishRun(deps: LoopDeps, runId: string, reason: string, f
   });
   await deps.producer.enqueue(QueueName.Dispatch, { runId, branchId: best.id });
   return "finishing: sealed evaluation queued";
+}
+
+/** The run's branches with their last failed job, for saying why a run without a best branch ended. */
+async function endingBranches(deps: LoopDeps, runId: string): Promise<EndingBranch[]> {
+  const branches = await deps.db.branch.findMany({
+    where: { runId },
+    select: { version: true, status: true, jobs: { where: { state: "failed" }, orderBy: { createdAt: "desc" }, take: 1, select: { failureClass: true, message: true } } },
+  });
+  return branches.map((b) => ({ version: b.version, status: b.status, failure: b.jobs[0] ?? null }));
 }

@@ -54,6 +54,7 @@ export function notificationFor(event: LedgerEvent, names: NotificationNames): N
       // The worker records a run that ended without a result as run_finished with an error.
       const error = field(event.payload, "error");
       if (typeof error === "string" && error) return { kind: "run_failed", runId, branchId, summary: `${Run} failed: ${error.slice(0, 300)}`, path: runPath(runId) };
+      if (field(event.payload, "stopped") === true) return { kind: "run_finished", runId, branchId, summary: `${Run} was stopped before any branch finished training`, path: runPath(runId) };
       return { kind: "run_finished", runId, branchId, summary: `${Run} finished`, path: runPath(runId) };
     }
     case "run_paused":

@@ -11,7 +11,8 @@ describe("notifications", () => {
   it("maps the events that notify and ignores the rest", () => {
     expect(notificationFor({ runId: "r1", branchId: "b1", type: "awaiting_decision", payload: {} }, names)).toMatchObject({ kind: "branch_awaiting_decision", path: "/runs/r1/branches/b1" });
     expect(notificationFor({ runId: "r1", type: "run_finished", payload: { sealed: 0.7 } }, names)?.kind).toBe("run_finished");
-    expect(notificationFor({ runId: "r1", type: "run_finished", payload: { error: "no branch was ever promoted" } }, names)).toMatchObject({ kind: "run_failed", summary: "Run math-gym failed: no branch was ever promoted" });
+    expect(notificationFor({ runId: "r1", type: "run_finished", payload: { error: "every branch failed (1); v0 (the base): crash: exit 1" } }, names)).toMatchObject({ kind: "run_failed", summary: "Run math-gym failed: every branch failed (1); v0 (the base): crash: exit 1" });
+    expect(notificationFor({ runId: "r1", type: "run_finished", payload: { sealed: null, error: null, stopped: true } }, names)).toMatchObject({ kind: "run_finished", summary: "Run math-gym was stopped before any branch finished training" });
     expect(notificationFor({ runId: "r1", type: "run_paused", payload: {} }, names)?.kind).toBe("run_paused");
     expect(notificationFor({ runId: "r1", type: "run_stopped", payload: { sealed: false } }, names)).toMatchObject({ kind: "run_finished", summary: "Run math-gym was stopped without its sealed evaluation" });
     expect(notificationFor({ runId: "r1", type: "run_stopped", payload: { sealed: true } }, names)).toBeNull();

@@ -44,6 +44,8 @@ export interface RunReport extends RunProgress {
   }[];
   skills: { name: string; trigger: string; successes: number; failures: number }[];
   sealed: { score: number; branchId: string } | null;
+  /** Why the run ended without a result (no branch trained, its sealed evaluation failed); null otherwise. */
+  error: string | null;
 }
 
 interface StoredCheck {
@@ -76,7 +78,8 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
     distinct: ["branchId"],
   });
   const labelRates = await branchLabelRates(db, branchIds);
-  const sealed = (run.finalReport as { sealed?: { score: number; branchId: string } | null } | null)?.sealed ?? null;
+  const finalReport = run.finalReport as { sealed?: { score: number; branchId: string } | null; error?: unknown } | null;
+  const sealed = finalReport?.sealed ?? null;
   const spend = await llmSpendByBranch(db, run.id);
   const fallbacks = await db.event.count({ where: { runId: run.id, type: "proposer_fallback" } });
   const weightsDeleted = await weightsDeletedByBranch(db, run.id);
@@ -133,7 +136,16 @@ export async function buildRunReport(db: Database, runId: string): Promise<RunRe
     }),
     skills: run.organization.skills.map((s) => ({ name: s.name, trigger: s.trigger, successes: s.successCount, failures: s.failureCount })),
     sealed,
+    error: errorText(finalReport?.error),
   };
+}
+
+/** A final report's error: a sentence (no branch trained) or a failed job's class and message (the sealed evaluation). */
+function errorText(error: unknown): string | null {
+  if (typeof error === "string") return error || null;
+  if (!error || typeof error !== "object") return null;
+  const { failureClass, message } = error as { failureClass?: unknown; message?: unknown };
+  return [failureClass, message].filter((part): part is string => typeof part === "string" && part !== "").join(": ") || "failed";
 }
 
 /** Bytes deleted per branch, from the run's `retention_applied` events. */
