@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import { createDatabase } from "@evotrainer/db";
 import { seedDashboard } from "../support/dashboard-seed.ts";
@@ -81,6 +82,35 @@ test("every label chip shows its reviewed precision, or not reviewed", async ({ 
 test("a viewer sees the queue and the quality but is not offered review", async ({ page }) => {
   await signIn(page, seed.users.viewer.email);
   await page.goto(`/runs/${seed.run.id}/review`);
-  await expect(page.getByTestId("review-question")).toContainText("Viewers see the queue; approvers and admins review.");
+  await expect(page.getByTestId("review-question")).toContainText("Viewers and share links see the queue; approvers and admins review.");
   await expect(page.getByRole("button", { name: /\(y\)$/ })).toHaveCount(0);
+});
+
+test("a share link opens the review queue and a branch's GRPO groups, read-only", async ({ page }) => {
+  const token = `evs_${randomBytes(32).toString("base64url")}`;
+  let rolloutId = "";
+  const db = createDatabase(process.env.DATABASE_URL!);
+  try {
+    await db.shareLink.create({ data: { runId: seed.run.id, tokenHash: createHash("sha256").update(token).digest("hex"), createdById: seed.users.approver.id } });
+    rolloutId = String((await db.rollout.findFirstOrThrow({ where: { branchId: seed.branches.v1.id, split: "train" } })).id);
+  } finally {
+    await db.$disconnect();
+  }
+  // Before: both links on the shared pages led to a 404.
+  await page.goto(`/share/${token}`);
+  await page.getByTestId("review-queue-link").click();
+  await expect(page).toHaveURL(new RegExp(`/share/${token}/review$`));
+  await expect(page.getByTestId("queue-progress")).toContainText("truncated: ");
+  await expect(page.getByTestId("review-question")).toContainText("Viewers and share links see the queue; approvers and admins review.");
+  await expect(page.getByRole("button", { name: /\(y\)$/ })).toHaveCount(0);
+  await page.screenshot({ path: `${shots}/share-review-queue.png`, fullPage: true });
+
+  await page.goto(`/share/${token}/branches/${seed.branches.v1.id}`);
+  await page.getByRole("link", { name: "Dead GRPO groups of this branch →" }).click();
+  await expect(page.getByRole("heading", { name: "Dead groups" })).toBeVisible();
+  await page.goto(`/share/${token}/branches/${seed.branches.v1.id}/groups?r=${rolloutId}`);
+  await expect(page.getByTestId("group-view")).toContainText("Group ");
+  // The seed's groups hold one sample each: neither dead nor carrying signal (it read "Its 1 samples got different rewards").
+  await expect(page.getByTestId("group-single")).toBeVisible();
+  await page.screenshot({ path: `${shots}/share-groups.png`, fullPage: true });
 });

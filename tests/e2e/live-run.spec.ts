@@ -108,8 +108,10 @@ test("an approver watches a gym run grow, vetoes one waiting branch and approves
 
   await page.goto(`/runs/${runId}/branches/${second.id}`);
   // Against a failed verdict, approving is an override that needs a reason.
-  if ((await db.verdict.findUniqueOrThrow({ where: { branchId: second.id } })).passed) await page.getByRole("button", { name: "Approve", exact: true }).click();
-  else {
+  if ((await db.verdict.findUniqueOrThrow({ where: { branchId: second.id } })).passed) {
+    await page.getByRole("button", { name: "Approve…", exact: true }).click();
+    await page.getByRole("button", { name: "Confirm approve" }).click();
+  } else {
     await page.getByRole("button", { name: "Approve anyway…" }).click();
     await page.getByLabel(/Why approve against the verdict/).fill("approved to follow the branch further");
     await page.getByRole("button", { name: "Approve anyway", exact: true }).click();

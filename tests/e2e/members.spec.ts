@@ -71,7 +71,13 @@ test("the invited approver signs up through the link and approves, against a fai
   await expect(items).toHaveCount(2);
 
   const passed = items.filter({ hasText: "v1" });
-  await passed.getByRole("button", { name: "Approve", exact: true }).click();
+  // Approving asks first, and Cancel leaves the branch undecided.
+  await passed.getByRole("button", { name: "Approve…", exact: true }).click();
+  await expect(passed.getByTestId("approve-confirmation")).toContainText("A promotion is not undone");
+  await passed.getByRole("button", { name: "Cancel" }).click();
+  await expect(passed.getByTestId("approve-confirmation")).toHaveCount(0);
+  await passed.getByRole("button", { name: "Approve…", exact: true }).click();
+  await passed.getByRole("button", { name: "Confirm approve" }).click();
   // Dropped at once: no live buttons on a decided branch.
   await expect(items).toHaveCount(1);
 

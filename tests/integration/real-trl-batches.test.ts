@@ -59,6 +59,8 @@ describe.skipIf(unavailable !== null)("every completion real TRL generates reach
     ["GA 4, steps_per_generation 2", { per_device_train_batch_size: 2, gradient_accumulation_steps: 4, steps_per_generation: 2 }, 4, 3],
     // A group larger than an optimizer step's batch: one generation feeds two steps, so only odd steps have rollouts.
     ["GA 2, group 8 > step batch 4", { per_device_train_batch_size: 2, gradient_accumulation_steps: 2 }, 8, 4],
+    // Each generation trained on twice (GRPO's μ): one generation feeds two optimizer steps.
+    ["GA 2, num_iterations 2", { per_device_train_batch_size: 2, gradient_accumulation_steps: 2, num_iterations: 2 }, 4, 4],
   ] as const)("%s", async (name, args, groupSize, steps) => {
     const runDir = join(dir, name.replace(/\W+/g, "-"));
     const tasksFile = join(dir, "train.jsonl");
@@ -115,7 +117,8 @@ describe.skipIf(unavailable !== null)("every completion real TRL generates reach
       // The generation batch TRL was given, and so the rows per step.
       const trlArgs = JSON.parse(readFileSync(join(jobsDir, (await db.job.findFirstOrThrow({ where: { branchId: base.id, kind: "train" } })).id, "trl-grpo.yaml"), "utf8")) as Record<string, number>;
       const perStep = groupBy(rows, (r) => r.step);
-      const generationsPerStep = (args.per_device_train_batch_size * args.gradient_accumulation_steps) / trlArgs.generation_batch_size!;
+      const iterations = "num_iterations" in args ? args.num_iterations : 1;
+      const generationsPerStep = (args.per_device_train_batch_size * args.gradient_accumulation_steps) / (trlArgs.generation_batch_size! * iterations);
       const stepsWithRows = generationsPerStep >= 1 ? Array.from({ length: steps }, (_, i) => i + 1) : Array.from({ length: steps }, (_, i) => i + 1).filter((s) => (s - 1) % (1 / generationsPerStep) === 0);
       expect([...perStep.keys()].sort((a, b) => a - b)).toEqual(stepsWithRows);
       for (const [step, members] of perStep) expect(members.length, `step ${step}`).toBe(trlArgs.generation_batch_size! * Math.max(1, generationsPerStep));

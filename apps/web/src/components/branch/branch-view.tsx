@@ -144,11 +144,9 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
         <h3>Reward components</h3>
         <p className="muted">Each component&apos;s share of the reward at each training step, and its mean.</p>
         <RewardComponents branchId={b.id} />
-        {!readOnly && (
-          <p>
-            <a href={`${basePath}/branches/${b.id}/groups`}>Dead GRPO groups of this branch →</a>
-          </p>
-        )}
+        <p>
+          <a href={`${basePath}/branches/${b.id}/groups`}>Dead GRPO groups of this branch →</a>
+        </p>
       </section>
       <section className="panel" data-testid="jobs">
         <h3>Jobs</h3>

@@ -7,8 +7,9 @@ import { FailedChecksWarning, type FailedCheck } from "./failed-checks-warning";
 
 /**
  * Approve, revise (instructions) or veto (reason required). Rendered only for approvers and admins.
- * Against a failed verdict, approving is an override: the panel lists the failed checks and asks for
- * the reason, which the audit keeps. The inbox drops the branch at once; a second click on a decided
+ * Approving asks for a confirmation first: a promotion is not taken back, it is only outgrown by a
+ * later branch. Against a failed verdict, approving is an override: the panel lists the failed checks
+ * and asks for the reason, which the audit keeps. The inbox drops the branch at once; a second click on a decided
  * branch is answered "already decided" by the API, never an error.
  */
 export function DecisionPanel({ branchId, failedChecks = [] }: { branchId: string; failedChecks?: FailedCheck[] }) {
@@ -36,6 +37,8 @@ export function DecisionPanel({ branchId, failedChecks = [] }: { branchId: strin
   const error = approve.error ?? revise.error ?? veto.error;
   const pending = approve.isPending || revise.isPending || veto.isPending;
   const override = failedChecks.length > 0;
+  // Only a plain approval may go without a note.
+  const needsText = mode !== "approve" || override;
 
   if (decided) {
     return (
@@ -47,12 +50,8 @@ export function DecisionPanel({ branchId, failedChecks = [] }: { branchId: strin
   return (
     <div className="decision-panel" data-testid="decision-panel">
       <div className="row">
-        <button
-          className="btn primary"
-          disabled={pending}
-          onClick={() => (override ? setMode(mode === "approve" ? null : "approve") : approve.mutate({ branchId }))}
-        >
-          {override ? "Approve anyway…" : "Approve"}
+        <button className="btn primary" disabled={pending} onClick={() => setMode(mode === "approve" ? null : "approve")}>
+          {override ? "Approve anyway…" : "Approve…"}
         </button>
         <button className="btn" disabled={pending} onClick={() => setMode(mode === "revise" ? null : "revise")}>
           Revise…
@@ -66,27 +65,37 @@ export function DecisionPanel({ branchId, failedChecks = [] }: { branchId: strin
           className="form"
           onSubmit={(e) => {
             e.preventDefault();
-            if (mode === "approve") approve.mutate({ branchId, reason: text, approveAnyway: true });
+            if (mode === "approve") approve.mutate(override ? { branchId, reason: text, approveAnyway: true } : { branchId, reason: text });
             else if (mode === "veto") veto.mutate({ branchId, reason: text });
             else revise.mutate({ branchId, instructions: text });
           }}
         >
-          {mode === "approve" && (
-            <FailedChecksWarning
-              heading={`The verdict failed ${failedChecks.length} check${failedChecks.length === 1 ? "" : "s"}. Approving promotes the branch anyway:`}
-              checks={failedChecks}
-            />
-          )}
+          {mode === "approve" &&
+            (override ? (
+              <FailedChecksWarning
+                heading={`The verdict failed ${failedChecks.length} check${failedChecks.length === 1 ? "" : "s"}. Approving promotes the branch anyway:`}
+                checks={failedChecks}
+              />
+            ) : (
+              <p data-testid="approve-confirmation">
+                Approving promotes this branch: it becomes the run&apos;s best so far and the parent of the next round. A promotion is not undone; a later branch replaces it only by beating it.
+              </p>
+            ))}
           <label>
             {mode === "approve"
-              ? "Why approve against the verdict? (kept in the audit with the checks overridden)"
+              ? override
+                ? "Why approve against the verdict? (kept in the audit with the checks overridden)"
+                : "Note (optional, kept in the audit)"
               : mode === "veto"
                 ? "Reason for the veto (kept as negative evidence)"
                 : "Instructions for the proposer"}
-            <textarea value={text} onChange={(e) => setText(e.target.value)} required rows={3} />
+            <textarea value={text} onChange={(e) => setText(e.target.value)} required={needsText} rows={3} />
           </label>
-          <button className={`btn ${mode === "approve" ? "primary" : "danger"}`} type="submit" disabled={pending || text.trim() === ""}>
-            {mode === "approve" ? "Approve anyway" : mode === "veto" ? "Confirm veto" : "Send back with instructions"}
+          <button className={`btn ${mode === "approve" ? "primary" : "danger"}`} type="submit" disabled={pending || (needsText && text.trim() === "")}>
+            {mode === "approve" ? (override ? "Approve anyway" : "Confirm approve") : mode === "veto" ? "Confirm veto" : "Send back with instructions"}
+          </button>{" "}
+          <button className="btn ghost" type="button" onClick={() => setMode(null)}>
+            Cancel
           </button>
         </form>
       )}

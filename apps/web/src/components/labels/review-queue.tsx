@@ -67,7 +67,7 @@ function Question({ item, canReview, onAnswered, onSkip }: { item: { rolloutId: 
                   {submit.error && <p className="error">{submit.error.message}</p>}
                 </div>
               ) : (
-                <p className="muted">Viewers see the queue; approvers and admins review.</p>
+                <p className="muted">Viewers and share links see the queue; approvers and admins review.</p>
               )}
               <RolloutText r={r} labels={r.labels.map((l) => ({ label: l.label, evidence: l.evidence }))} />
             </>

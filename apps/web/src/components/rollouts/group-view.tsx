@@ -19,7 +19,11 @@ export function GroupView({ rolloutId, rolloutsPath }: { rolloutId: string; roll
               Group {g.groupId} · task {g.taskId} · step {g.step} ({g.split})
             </h2>
             <p>
-              {g.dead ? (
+              {g.members.length === 1 ? (
+                <span className="pill" data-testid="group-single">
+                  one sample
+                </span>
+              ) : g.dead ? (
                 <span className="pill bad" data-testid="group-dead">
                   dead
                 </span>
@@ -28,9 +32,11 @@ export function GroupView({ rolloutId, rolloutsPath }: { rolloutId: string; roll
                   carries signal
                 </span>
               )}{" "}
-              {g.dead
-                ? `Every one of its ${g.members.length} samples got the same reward, so every advantage is zero and the group teaches the policy nothing.`
-                : `Its ${g.members.length} samples got different rewards: the advantages push the policy towards the better ones.`}{" "}
+              {g.members.length === 1
+                ? "A group of one sample: GRPO has no other sample of this prompt to compare it with, so its advantage is zero."
+                : g.dead
+                  ? `Every one of its ${g.members.length} samples got the same reward, so every advantage is zero and the group teaches the policy nothing.`
+                  : `Its ${g.members.length} samples got different rewards: the advantages push the policy towards the better ones.`}{" "}
               <span className="muted">Advantages {g.advantageSource}.</span>
             </p>
             <table className="runs compact" data-testid="group-members">

@@ -185,15 +185,11 @@ export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: str
               <p className="muted">
                 v{r.branch.version} · {r.split} · step {r.step} · group {r.groupId} · sample {r.sample} · {r.responseTokens} tokens · {r.turns} turns · finish {r.finishReason ?? "—"}
                 {r.truncated ? " · truncated" : ""}
-                {!readOnly && (
-                  <>
-                    {" · "}
-                    {/* Relative to this branch's rollouts page: the group view sits beside it. */}
-                    <a href={`groups?r=${r.id}`} data-testid="open-group">
-                      GRPO group {r.groupId} side by side →
-                    </a>
-                  </>
-                )}
+                {" · "}
+                {/* Relative to this branch's rollouts page: the group view sits beside it (shared pages too). */}
+                <a href={`groups?r=${r.id}`} data-testid="open-group">
+                  GRPO group {r.groupId} side by side →
+                </a>
               </p>
               <h4>Reward {fmtScore(r.reward)}</h4>
               <table className="kv">

@@ -78,13 +78,11 @@ export function RunView({ runId, basePath, readOnly }: { runId: string; basePath
       <section>
         <h2>Metrics</h2>
         {/* Below the tree, not above it: a keyboard user reaches the first branch within five tab stops of the skip link. */}
-        {!readOnly && (
-          <p>
-            <a className="btn small" data-testid="review-queue-link" href={`${basePath}/review`}>
-              Review labels →
-            </a>
-          </p>
-        )}
+        <p>
+          <a className="btn small" data-testid="review-queue-link" href={`${basePath}/review`}>
+            {readOnly ? "Label review queue →" : "Review labels →"}
+          </a>
+        </p>
         <div className="chips" aria-label="Branches in the charts">
           {branches.slice(0, 200).map((b) => (
             <label key={b.id} className={`chip${selected.includes(b.id) ? " on" : ""}`}>
