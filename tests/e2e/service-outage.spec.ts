@@ -69,5 +69,8 @@ test("a page whose server cannot reach PostgreSQL shows a banner naming it, not 
   await expect(banner).toBeHidden({ timeout: 30_000 });
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   expect((await page.request.get("/api/health")).status()).toBe(200);
+  // The same server process throughout: the outage ended no process.
+  expect(server.exitCode).toBeNull();
+  expect(server.signalCode).toBeNull();
   await context.close();
 });

@@ -64,7 +64,8 @@ test("an approver reads a branch's backtest and verdict, vetoes one branch and a
   await expect(page.getByRole("button", { name: "Approve" })).toHaveCount(0);
 
   await page.goto(`/runs/${seed.run.id}/branches/${seed.branches.v1.id}`);
-  await page.getByRole("button", { name: "Approve" }).click();
+  await page.getByRole("button", { name: "Approve…", exact: true }).click();
+  await page.getByRole("button", { name: "Confirm approve" }).click();
   await expect(page.locator(".run-header .status")).toHaveText("promoted");
   await expect(page.locator(".run-header")).toContainText("best so far");
 });
