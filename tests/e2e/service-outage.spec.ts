@@ -5,13 +5,14 @@ import { expect, test } from "@playwright/test";
 import { createDatabase, type Database } from "@evotrainer/db";
 import { createTestDatabase, type TestDatabase } from "@evotrainer/db/testing";
 import { seedDashboard } from "../support/dashboard-seed.ts";
-import { freePort, ownPostgres, type OwnPostgres } from "../support/own-services.ts";
+import { freePort, ownPostgres, ownRedis, type OwnPostgres, type OwnRedis } from "../support/own-services.ts";
 import { testPrefix } from "../support/redis-prefix.ts";
 import { signIn } from "./sign-in.ts";
 
-// A second dashboard server over a PostgreSQL cluster of this spec's own, so that stopping it touches
-// neither the quickstart's server nor any other spec.
+// A second dashboard server over a PostgreSQL cluster and a redis-server of this spec's own, so that
+// stopping them touches neither the quickstart's server nor any other spec.
 let postgres: OwnPostgres;
+let redis: OwnRedis;
 let database: TestDatabase;
 let db: Database;
 let server: ChildProcess;
@@ -20,6 +21,7 @@ let seed: Awaited<ReturnType<typeof seedDashboard>>;
 
 test.beforeAll(async () => {
   postgres = await ownPostgres();
+  redis = await ownRedis();
   database = await createTestDatabase(postgres.url);
   db = createDatabase(database.url);
   seed = await seedDashboard(db, "outage");
@@ -27,7 +29,7 @@ test.beforeAll(async () => {
   baseURL = `http://127.0.0.1:${port}`;
   server = spawn(resolve("node_modules/.bin/tsx"), ["server.ts", "--port", String(port), "--hostname", "127.0.0.1"], {
     cwd: resolve("apps/web"),
-    env: { ...process.env, DATABASE_URL: database.url, EVO_QUEUE_PREFIX: testPrefix() },
+    env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redis.url, EVO_QUEUE_PREFIX: testPrefix() },
     stdio: ["ignore", "pipe", "inherit"],
   });
   let said = "";
@@ -48,6 +50,7 @@ test.afterAll(async () => {
   }
   await db.$disconnect();
   postgres.remove();
+  await redis.stop();
 });
 
 test("a page whose server cannot reach PostgreSQL shows a banner naming it, not a 500 page, and renders itself once it answers", async ({ browser }) => {
@@ -70,6 +73,26 @@ test("a page whose server cannot reach PostgreSQL shows a banner naming it, not 
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   expect((await page.request.get("/api/health")).status()).toBe(200);
   // The same server process throughout: the outage ended no process.
+  expect(server.exitCode).toBeNull();
+  expect(server.signalCode).toBeNull();
+  await context.close();
+});
+
+test("with Redis away, health answers 503 naming it while pages that only read still render; 200 once it is back, same server", async ({ browser }) => {
+  const context = await browser.newContext({ baseURL });
+  const page = await context.newPage();
+  await signIn(page, seed.users.viewer.email);
+
+  await redis.stop();
+  const away = await page.request.get("/api/health");
+  expect(away.status()).toBe(503);
+  expect(await away.json()).toMatchObject({ postgres: "ok", redis: "unreachable", errors: [expect.stringMatching(/^Redis is unreachable at redis:\/\/127\.0\.0\.1:\d+ /)] });
+  await page.goto(`/runs/${seed.run.id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  await expect(page.getByText("Internal Server Error")).toHaveCount(0);
+
+  await redis.start();
+  await expect.poll(async () => (await page.request.get("/api/health")).status(), { timeout: 30_000 }).toBe(200);
   expect(server.exitCode).toBeNull();
   expect(server.signalCode).toBeNull();
   await context.close();
