@@ -25,8 +25,9 @@ const MAX_KNOWN_CLIENTS = 50;
 const KNOWN_CLIENT_DAYS = 90;
 
 /**
- * The guard over Redis: per account (its email hashed, so no address is written to Redis), a sorted
- * set of recent failures and one of the clients that signed in with its password.
+ * The guard over Redis: per account (its email hashed, so no email is written to Redis), a sorted set
+ * of recent failures, kept for the window, and one of the clients that signed in with its password,
+ * kept for 90 days.
  */
 export function redisPasswordGuard(redis: () => Promise<Redis>, prefix: string, limits: PasswordLimits = PASSWORD_LIMITS, now: () => number = Date.now): PasswordGuard {
   const account = (email: string) => `${prefix}:password:${createHash("sha256").update(email.trim().toLowerCase()).digest("hex")}`;
