@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { startTransition, useEffect, useState } from "react";
+import { startTransition, useCallback, useEffect, useState } from "react";
 
 interface Health {
   postgres: "ok" | "unreachable";
@@ -30,6 +30,10 @@ export default function PageError({ error, reset }: { error: Error & { digest?: 
   const router = useRouter();
   const [down, setDown] = useState<string[] | null>(null);
   const [checked, setChecked] = useState(false);
+  const retry = useCallback(() => startTransition(() => {
+    router.refresh();
+    reset();
+  }), [router, reset]);
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -43,10 +47,7 @@ export default function PageError({ error, reset }: { error: Error & { digest?: 
       setChecked(true);
       setDown(away);
       if (away.length === 0) {
-        if (wasDown) startTransition(() => {
-          router.refresh();
-          reset();
-        });
+        if (wasDown) retry();
         return;
       }
       wasDown = true;
@@ -58,7 +59,7 @@ export default function PageError({ error, reset }: { error: Error & { digest?: 
       stopped = true;
       clearTimeout(timer);
     };
-  }, [router, reset]);
+  }, [retry]);
 
   if (down && down.length > 0) {
     return (
@@ -78,7 +79,7 @@ export default function PageError({ error, reset }: { error: Error & { digest?: 
         {error.digest ? ` The server's log names it by digest ${error.digest}.` : ""}
       </p>
       <p>
-        <button type="button" onClick={() => startTransition(() => { router.refresh(); reset(); })}>
+        <button type="button" onClick={retry}>
           Try again
         </button>{" "}
         <a href="/">Back to the runs</a>
