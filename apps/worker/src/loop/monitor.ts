@@ -9,7 +9,7 @@ import { crossedBudgetShare } from "./budget.ts";
 import type { LoopDeps } from "./deps.ts";
 import { ingestJobOutputs } from "./ingest-outputs.ts";
 import { mirrorOutputs } from "./mirror-outputs.ts";
-import { settleFailedAttempt } from "./failed-attempt.ts";
+import { SETTLED_ELSEWHERE, settleFailedAttempt } from "./failed-attempt.ts";
 import { staleHeartbeat } from "./stale-heartbeat.ts";
 import { gpuCharge, jobClock, runConfigOf, type JobClock } from "@evotrainer/core";
 
@@ -90,6 +90,8 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
       await deps.failpoint(job.kind === "train" ? "monitor:training" : "monitor:sealed-evaluation");
       return "running";
     case "succeeded":
+      // Two passes may have seen the job end (a monitor step re-queued after Redis lost it): whichever settles the row first acts.
+      await deps.failpoint("monitor:ended");
       return job.kind === "train" ? trainingSucceeded(deps, job, outputDir) : sealedEvaluationSucceeded(deps, job.id, outputDir);
     case "cancelled": {
       // The stop's own step may be ending this job too: whichever settles the row writes the event, with who cancelled it.
@@ -104,6 +106,7 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
       return "cancelled";
     }
     case "failed": {
+      await deps.failpoint("monitor:ended");
       const logTail = await executor.logTail(handle, LOG_TAIL_BYTES);
       const { state: _failed, ...failure } = observation;
       return settleFailedAttempt(deps, { ...job, branch }, { ...failure, logTail }, localDir);
@@ -157,7 +160,9 @@ async function trainingSucceeded(deps: LoopDeps, ended: { id: string; executor: 
   const checkpoint = await readCheckpoint(outputDir);
   const jobId = ended.id;
   const job = await db.$transaction(async (tx) => {
-    const job = await tx.job.update({ where: { id: jobId }, data: { state: "succeeded", finishedAt: new Date(), exitCode: 0 }, include: { branch: true } });
+    const moved = await tx.job.updateMany({ where: { id: jobId, state: "running" }, data: { state: "succeeded", finishedAt: new Date(), exitCode: 0 } });
+    if (moved.count === 0) return null;
+    const job = await tx.job.findUniqueOrThrow({ where: { id: jobId }, include: { branch: true } });
     await tx.branch.update({
       where: { id: job.branchId },
       data: { status: "evaluating", checkpoint: checkpoint ? json({ ...checkpoint, ...checkpointLocation(ended, outputDir, checkpoint.path) }) : undefined },
@@ -166,6 +171,7 @@ async function trainingSucceeded(deps: LoopDeps, ended: { id: string; executor: 
     await recordEvent(tx, { runId: job.branch.runId, branchId: job.branchId, type: "training_finished", actor: "system", payload: { jobId, rollouts, gpuSeconds: job.gpuSeconds } });
     return job;
   });
+  if (!job) return SETTLED_ELSEWHERE;
   await deps.producer.enqueue(QueueName.Verdict, { runId: job.branch.runId, branchId: job.branchId });
   return "trained";
 }
@@ -174,11 +180,14 @@ async function sealedEvaluationSucceeded(deps: LoopDeps, jobId: string, outputDi
   const { db } = deps;
   const result = await latestEval(outputDir);
   const sealed = result?.splits.sealed;
-  await db.$transaction(async (tx) => {
-    const job = await tx.job.update({ where: { id: jobId }, data: { state: "succeeded", finishedAt: new Date(), exitCode: 0 }, include: { branch: true } });
+  const settled = await db.$transaction(async (tx) => {
+    const moved = await tx.job.updateMany({ where: { id: jobId, state: "running" }, data: { state: "succeeded", finishedAt: new Date(), exitCode: 0 } });
+    if (moved.count === 0) return false;
+    const job = await tx.job.findUniqueOrThrow({ where: { id: jobId }, include: { branch: true } });
     const report = { sealed: sealed ? { branchId: job.branchId, score: sealed.score, tasks: sealed.tasks.length } : null };
     await tx.run.update({ where: { id: job.branch.runId }, data: { status: "completed", finishedAt: new Date(), finalReport: json(report) } });
     await recordEvent(tx, { runId: job.branch.runId, branchId: job.branchId, type: "run_finished", actor: "system", payload: json(report) });
+    return true;
   });
-  return "sealed evaluated";
+  return settled ? "sealed evaluated" : SETTLED_ELSEWHERE;
 }
