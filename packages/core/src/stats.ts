@@ -5,6 +5,14 @@ export function mean(xs: readonly number[]): number {
   return s / xs.length;
 }
 
+/**
+ * The mean of values whose order carries nothing (a round's replicates, in the order they finished):
+ * summed in sorted order, so the same values give the same float whatever order they came in.
+ */
+export function meanOfSet(xs: readonly number[]): number {
+  return mean([...xs].sort((a, b) => a - b));
+}
+
 /** Standard deviation; `sample` uses n-1 (torch.std's default, which verl's GRPO uses). */
 export function std(xs: readonly number[], sample = false): number {
   const n = xs.length;

@@ -151,3 +151,26 @@ describe("verdict", () => {
     expect(byName.validity_limit).toMatchObject({ passed: false, numbers: { label: "test_tampering", rate: 0.02, limit: 0.01 } });
   });
 });
+
+describe("a round's verdicts do not depend on the order its siblings finish in", () => {
+  it("judges three candidates over three controls identically in every order of candidates and of controls", () => {
+    const rand = seededRandom(23);
+    const difficulty = Array.from({ length: TASKS }, () => 0.2 + 0.6 * rand());
+    const parent = side(promotionRollouts(difficulty, 0, rand, "p"), 0.1);
+    // Scores in sevenths and label rates in thirtieths, whose float sums depend on the order they are added in.
+    const sevenths = (g: GateSide): GateSide => ({ ...g, taskScores: new Map([...g.taskScores].map(([t, v]) => [t, Math.round(v * 7) / 7])) });
+    const controls = [0.07, 0.1, 0.13].map((lift, i) => sevenths(side(promotionRollouts(difficulty, lift, rand, `k${i}`), 0.1 + i / 30)));
+    const candidates = new Map([0.1, 0.2, 0.3].map((lift, i) => [`c${i}` as string, sevenths(side(promotionRollouts(difficulty, lift, rand, `c${i}`), 0.05))] as const));
+    const floor = addControlRound(NO_NOISE_FLOOR, [0.6, 0.61, 0.635]);
+    const judged = (candidateOrder: string[], controlOrder: number[]) => {
+      const round = judgeRound(new Map(candidateOrder.map((id) => [id, candidates.get(id)!.taskScores])), controlOrder.map((i) => controls[i]!.taskScores), floor, ROUND);
+      const controlMetrics = controlOrder.map((i) => controls[i]!.report.metrics);
+      return Object.fromEntries([...candidates.keys()].map((id) => [id, verdict({ candidate: candidates.get(id)!, parent, intervention, policy, seed: 3, vsControl: round.get(id)!, controlMetrics })]));
+    };
+    const first = judged(["c0", "c1", "c2"], [0, 1, 2]);
+    expect(Object.values(first).map((v) => v.promote)).toContain(true);
+    for (const candidateOrder of [["c2", "c1", "c0"], ["c1", "c2", "c0"]]) {
+      for (const controlOrder of [[2, 1, 0], [1, 0, 2], [0, 2, 1]]) expect(judged(candidateOrder, controlOrder)).toEqual(first);
+    }
+  });
+});

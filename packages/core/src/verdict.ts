@@ -5,6 +5,7 @@ import type { BranchMetrics } from "./harness/metrics.ts";
 import type { Intervention } from "./intervention.ts";
 import type { ControlComparison } from "./gate/control-test.ts";
 import { labelQualityHolds, type LabelTrust } from "./label-quality/label-quality-gate.ts";
+import { meanOfSet } from "./stats.ts";
 
 export interface GateSide {
   /** Per-task mean scores on the promotion split. */
@@ -143,8 +144,8 @@ export function verdict(input: VerdictInput): Verdict {
   const controlValues = (input.controlMetrics ?? []).map((m) => metricValue(m, targetMetric));
   const againstControl = vsControl !== null && controlValues.length > 0;
   const before = againstControl
-    ? controlValues.every((v) => v !== undefined)
-      ? controlValues.reduce((a: number, v) => a + v!, 0) / controlValues.length
+    ? controlValues.every((v): v is number => v !== undefined)
+      ? meanOfSet(controlValues)
       : undefined
     : metricValue(parent.report.metrics, targetMetric);
   const after = metricValue(candidate.report.metrics, targetMetric);

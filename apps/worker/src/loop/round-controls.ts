@@ -74,7 +74,7 @@ export async function roundComparison(
   branch: { id: string; runId: string; parentId: string; round: number },
   config: RunConfig,
 ): Promise<{ waiting: string } | { vsControl: ControlComparison; controlCrit: string[]; controlMetrics: BranchMetrics[] }> {
-  const siblings = await deps.db.branch.findMany({ where: { runId: branch.runId, parentId: branch.parentId, round: branch.round }, select: { id: true, kind: true, status: true } });
+  const siblings = await deps.db.branch.findMany({ where: { runId: branch.runId, parentId: branch.parentId, round: branch.round }, select: { id: true, kind: true, status: true }, orderBy: { version: "asc" } });
   const unfinished = siblings.filter((s) => (UNFINISHED as readonly string[]).includes(s.status) || (s.kind === "control" && s.status === "evaluating"));
   if (unfinished.length > 0) return { waiting: `waiting for ${unfinished.length} sibling(s) of round ${branch.round} to finish` };
 

@@ -1,4 +1,4 @@
-import { mean, std } from "../stats.ts";
+import { mean, meanOfSet, std } from "../stats.ts";
 import { holm } from "./holm.ts";
 import { seedSd, type NoiseFloor } from "./noise-floor.ts";
 import { studentTQuantileUpper, studentTUpperTail } from "./student-t.ts";
@@ -68,7 +68,7 @@ interface CandidateTest {
 
 function testOne(candidate: ReadonlyMap<string, number>, controls: readonly ReadonlyMap<string, number>[], floor: NoiseFloor, o: RoundTestOptions, resolution: number): CandidateTest {
   const tasks = [...candidate.keys()].filter((t) => controls.every((c) => c.has(t))).sort();
-  const diffs = tasks.map((t) => candidate.get(t)! - mean(controls.map((c) => c.get(t)!)));
+  const diffs = tasks.map((t) => candidate.get(t)! - meanOfSet(controls.map((c) => c.get(t)!)));
   const n = diffs.length;
   const delta = mean(diffs);
   const seTask = n > 1 ? std(diffs, true) / Math.sqrt(n) : 0;
