@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
-import { resolve } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import { createDatabase, type Database } from "@evotrainer/db";
 import { createTestDatabase, type TestDatabase } from "@evotrainer/db/testing";
 import { seedDashboard } from "../support/dashboard-seed.ts";
-import { freePort, ownPostgres, ownRedis, type OwnPostgres, type OwnRedis } from "../support/own-services.ts";
+import { startDashboard, type DashboardProcess } from "../support/dashboard-process.ts";
+import { ownPostgres, ownRedis, type OwnPostgres, type OwnRedis } from "../support/own-services.ts";
 import { testPrefix } from "../support/redis-prefix.ts";
 import { signIn } from "./sign-in.ts";
 
@@ -15,6 +14,7 @@ let postgres: OwnPostgres;
 let redis: OwnRedis;
 let database: TestDatabase;
 let db: Database;
+let dashboard: DashboardProcess;
 let server: ChildProcess;
 let baseURL: string;
 let seed: Awaited<ReturnType<typeof seedDashboard>>;
@@ -25,29 +25,13 @@ test.beforeAll(async () => {
   database = await createTestDatabase(postgres.url);
   db = createDatabase(database.url);
   seed = await seedDashboard(db, "outage");
-  const port = await freePort();
-  baseURL = `http://127.0.0.1:${port}`;
-  server = spawn(resolve("node_modules/.bin/tsx"), ["server.ts", "--port", String(port), "--hostname", "127.0.0.1"], {
-    cwd: resolve("apps/web"),
-    env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: redis.url, EVO_QUEUE_PREFIX: testPrefix() },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let said = "";
-  await new Promise<void>((ready, failed) => {
-    server.stdout!.on("data", (chunk) => {
-      said += String(chunk);
-      if (said.includes("EvoTrainer dashboard on")) ready();
-    });
-    server.once("exit", (code) => failed(new Error(`the dashboard exited (${code}) before it listened:\n${said}`)));
-  });
+  dashboard = await startDashboard({ DATABASE_URL: database.url, REDIS_URL: redis.url, EVO_QUEUE_PREFIX: testPrefix() });
+  server = dashboard.process;
+  baseURL = dashboard.baseURL;
 });
 
 test.afterAll(async () => {
-  if (server.exitCode === null) {
-    const exited = once(server, "exit");
-    server.kill("SIGTERM");
-    await exited;
-  }
+  await dashboard.stop();
   await db.$disconnect();
   postgres.remove();
   await redis.stop();

@@ -3,23 +3,25 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { expect, test } from "@playwright/test";
 import { parse } from "yaml";
 import { runConfigSchema } from "@evotrainer/core";
-import { createDatabase } from "@evotrainer/db";
-import { createTestDatabase } from "@evotrainer/db/testing";
-import { freePort, ownPostgres, ownRedis } from "../support/own-services.ts";
+import { createDatabase, type Database } from "@evotrainer/db";
+import { createTestDatabase, type TestDatabase } from "@evotrainer/db/testing";
+import { startDashboard, type DashboardProcess } from "../support/dashboard-process.ts";
+import { freePort, ownPostgres, ownRedis, type OwnPostgres, type OwnRedis } from "../support/own-services.ts";
 import { runTables } from "../support/run-tables.ts";
 import { testPrefix } from "../support/redis-prefix.ts";
 import { until } from "../support/until.ts";
 import { enqueueRun, killWorker, startWorkerProcess } from "../support/worker-process.ts";
 
-// Services of this file's own: stopping them touches no other test.
-const postgres = await ownPostgres();
-const redis = await ownRedis();
-const database = await createTestDatabase(postgres.url);
-const db = createDatabase(database.url);
-const scratch = mkdtempSync(join(tmpdir(), "evo-outages-"));
+// The worker and the dashboard's server over services of this spec's own: stopping them touches no
+// other spec. An end-to-end spec because the dashboard's server is the production build's.
+let postgres: OwnPostgres;
+let redis: OwnRedis;
+let database: TestDatabase;
+let db: Database;
+let scratch: string;
 // Longer than this, PostgreSQL stays away: the worker's reconcile sweep meets it gone at least once.
 const RECONCILE_MS = 1_000;
 
@@ -47,10 +49,10 @@ const settled = (runId: string) =>
     return (await db.event.count({ where: { runId, type: "retention_applied", payload: { path: ["trigger"], equals: "run_end" } } })) > 0;
   });
 
-async function health(url: string): Promise<{ status: number; body: { postgres?: string; redis?: string; reason?: string } } | null> {
+async function health(url: string): Promise<{ status: number; body: { postgres?: string; redis?: string; reason?: string; errors?: string[] } } | null> {
   try {
     const response = await fetch(url);
-    return { status: response.status, body: (await response.json()) as { postgres?: string; redis?: string } };
+    return { status: response.status, body: (await response.json()) as { postgres?: string; redis?: string; errors?: string[] } };
   } catch {
     return null;
   }
@@ -58,17 +60,27 @@ async function health(url: string): Promise<{ status: number; body: { postgres?:
 
 const outageMs = () => new Promise((resolve) => setTimeout(resolve, RECONCILE_MS * 2.5));
 
-describe("PostgreSQL and Redis of a test's own, failed under a live gym run: the worker lives through each, and the run ends as an undisturbed one", () => {
+test.describe("PostgreSQL and Redis of a spec's own, failed under a live gym run: the worker and the dashboard's server live through each, and the run ends as an undisturbed one", () => {
   const workers: ChildProcess[] = [];
-  afterAll(async () => {
+  let dashboard: DashboardProcess | undefined;
+  test.beforeAll(async () => {
+    postgres = await ownPostgres();
+    redis = await ownRedis();
+    database = await createTestDatabase(postgres.url);
+    db = createDatabase(database.url);
+    scratch = mkdtempSync(join(tmpdir(), "evo-outages-"));
+  });
+  test.afterAll(async () => {
     for (const worker of workers) await killWorker(worker);
+    await dashboard?.stop();
     await db.$disconnect();
     await redis.stop();
     postgres.remove();
     rmSync(scratch, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
-  it("through terminated backends, a PostgreSQL restart and outage, a Redis restart empty and outage: same PID, health 503 then 200, every table as undisturbed", async () => {
+  test("through terminated backends, a PostgreSQL restart and outage, a Redis restart empty and outage: same PIDs, both healths 503 then 200, every table as undisturbed", async () => {
+    test.setTimeout(1_200_000);
     const worker = (prefix: string, healthPort?: number) => {
       const started = startWorkerProcess({
         databaseUrl: database.url,
@@ -95,12 +107,25 @@ describe("PostgreSQL and Redis of a test's own, failed under a live gym run: the
     const stormyWorker = worker(stormy, port);
     const pid = stormyWorker.pid;
     const stormyRun = (await enqueueRun(db, redis.url, stormy, config)).runId;
-    const healthy = () => until("the worker's health to answer 200", async () => (await health(healthUrl))?.status === 200, 120_000);
-    const unhealthy = (service: "postgres" | "redis") =>
-      until(`the worker's health to answer 503 with ${service} down`, async () => {
+    dashboard = await startDashboard({ DATABASE_URL: database.url, REDIS_URL: redis.url, EVO_QUEUE_PREFIX: stormy });
+    const server = dashboard.process;
+    const serverPid = server.pid;
+    const serverHealthUrl = `${dashboard.baseURL}/api/health`;
+    const healthy = async () => {
+      await until("the worker's health to answer 200", async () => (await health(healthUrl))?.status === 200, 120_000);
+      await until("the dashboard's health to answer 200", async () => (await health(serverHealthUrl))?.status === 200, 120_000);
+    };
+    const unhealthy = async (service: "postgres" | "redis") => {
+      const worker = await until(`the worker's health to answer 503 with ${service} down`, async () => {
         const answer = await health(healthUrl);
         return answer?.status === 503 && answer.body[service] === "down" && answer;
       });
+      const server = await until(`the dashboard's health to answer 503 with ${service} unreachable`, async () => {
+        const answer = await health(serverHealthUrl);
+        return answer?.status === 503 && answer.body[service] === "unreachable" && answer;
+      });
+      return { worker, server };
+    };
     await healthy();
     await until("the run to be training", tolerant(async () => (await db.rollout.count({ where: { runId: stormyRun } })) > 0), 300_000);
     const log: string[] = [];
@@ -152,8 +177,13 @@ describe("PostgreSQL and Redis of a test's own, failed under a live gym run: the
     expect(stormyWorker.exitCode).toBeNull();
     expect(stormyWorker.signalCode).toBeNull();
     expect(stormyWorker.pid).toBe(pid);
-    expect(postgresDown.body.reason).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+ is unreachable/);
-    expect(redisDown.body.reason).toMatch(/Redis at 127\.0\.0\.1:\d+ is unreachable/);
+    expect(server.exitCode).toBeNull();
+    expect(server.signalCode).toBeNull();
+    expect(server.pid).toBe(serverPid);
+    expect(postgresDown.server.body.errors?.join(" ")).toMatch(/PostgreSQL/);
+    expect(redisDown.server.body.errors?.join(" ")).toMatch(/^Redis is unreachable at redis:\/\/127\.0\.0\.1:\d+ /);
+    expect(postgresDown.worker.body.reason).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+ is unreachable/);
+    expect(redisDown.worker.body.reason).toMatch(/Redis at 127\.0\.0\.1:\d+ is unreachable/);
     // Said in its log, with what it does meanwhile, and when it carries on.
     expect(said).toMatch(/PostgreSQL at 127\.0\.0\.1:\d+\/\w+ is unreachable; /);
     expect(said).toMatch(/PostgreSQL at 127\.0\.0\.1:\d+\/\w+ answers again/);
@@ -166,5 +196,5 @@ describe("PostgreSQL and Redis of a test's own, failed under a live gym run: the
     expect(statusAtFirstOutage).toBe("running");
     expect(expected.status).toBe("completed");
     for (const key of Object.keys(expected) as (keyof typeof expected)[]) expect.soft(disturbed[key], key).toEqual(expected[key]);
-  }, 1_200_000);
+  });
 });
