@@ -3,11 +3,15 @@
 // settings, its search.keep candidates and per-parent control replicates, alpha spent over its
 // rounds), and first rounds with a known-real intervention. Prints the per-run false-promotion rate
 // with its 95% Wilson interval (runs are the independent unit) and the power. Reproducible per seed.
+// With --sweep, the config space instead (tests/bench/gate-variants.ts): per variant, the per-run
+// false-promotion rate with its Wilson interval and the share of rounds sent to a person, with why.
 // Run: npm run bench:gate -- [--runs 200] [--power-runs 50] [--seed 1] [--domains math,code,swe] [--json out.json]
+//      npm run bench:gate -- --sweep [--runs 100] [--variants "code, validityLimits {};math as shipped"] [--json out.json]
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { runGateTrials, type GymDomain } from "@evotrainer/gym";
 import { loadRunConfig } from "../loop/run-config.ts";
+import { runSweep } from "./gate-sweep.ts";
 
 const { values } = parseArgs({
   options: {
@@ -16,6 +20,8 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     domains: { type: "string", default: "math,code,swe" },
     json: { type: "string" },
+    sweep: { type: "boolean", default: false },
+    variants: { type: "string" },
   },
 });
 const RUNS = Number(values.runs);
@@ -23,6 +29,12 @@ const POWER_RUNS = Number(values["power-runs"]);
 const SEED = Number(values.seed);
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+if (values.sweep) {
+  const rows = runSweep({ runs: Number(values.runs), seed: SEED, ...(values.variants ? { only: values.variants.split(";").map((v) => v.trim()) } : {}) });
+  if (values.json) writeFileSync(values.json, JSON.stringify({ runs: RUNS, seed: SEED, rows }, null, 2));
+  process.exit(0);
+}
 
 const results = [];
 console.log(`gate validity: ${RUNS} null runs and ${POWER_RUNS} first rounds per real intervention per domain, seed ${SEED}, each example config as shipped`);

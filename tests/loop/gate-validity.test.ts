@@ -64,6 +64,18 @@ describe("the per-run gate on the shipped gym examples", () => {
     expect(falseRuns).toBeLessThan(FAIL_AT);
   }, SEQUENTIAL_LIMIT_MS);
 
+  // With no validity limit, a hacking base's seeds split on whether a branch learns the hack, and
+  // two or three controls from one side give no measure of the gap (17 of 160 null runs promoted at
+  // full size). Such rounds go to a person: a gate that judged them would fail here.
+  it.each(["code", "swe"] as const)("sends every null round of %s with gate.validityLimits: {} to a person, naming the unlimited label", (domain) => {
+    const config = loadRunConfig(`examples/gym-${domain}.yaml`);
+    config.gate.validityLimits = {};
+    const r = runGateTrials(config, { runs: 2, powerRuns: 0, seed: 900, ...SIZE });
+    expect(r.base!.hacks).toBe(true);
+    expect([r.judgedRounds, r.toPerson, r.falsePromotion.k]).toEqual([0, 2 * SIZE.rounds, 0]);
+    for (const reason of r.toPersonReasons) expect(reason).toMatch(/^validity label \w+ is on this round's rollouts \(.+\) and gate.validityLimits does not limit it/);
+  }, POWER_LIMIT_MS);
+
   it("promotes dynamic sampling on math's first round in most runs", () => {
     const r = runGateTrials(loadRunConfig("examples/gym-math.yaml"), { runs: 0, powerRuns: 6, seed: 7, ...SIZE });
     const dynamic = r.power.find((p) => p.arm === "dynamic sampling")!;

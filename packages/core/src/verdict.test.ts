@@ -133,6 +133,22 @@ describe("verdict", () => {
     expect(v.promote).toBe(true);
   });
 
+  it("sends a promotable candidate to a person when a validity label the gate does not limit is on its round", () => {
+    const rand = seededRandom(12);
+    const difficulty = Array.from({ length: TASKS }, () => 0.2 + 0.6 * rand());
+    const parent = side(promotionRollouts(difficulty, 0, rand, "p"), 0.1);
+    const candidate = side(promotionRollouts(difficulty, 0.1, rand, "c"), 0.05);
+    const input = { candidate, parent, intervention, policy, seed: 3, vsControl: null, validityLabels: ["test_tampering", "hardcoded_output"] };
+    expect(verdict(input).promote).toBe(true);
+    parent.report.metrics.label_rate.hardcoded_output = 0.2;
+    const v = verdict(input);
+    expect(v.promote).toBe(false);
+    expect(v.needsPerson).toEqual([expect.stringMatching(/^validity label hardcoded_output is on this round's rollouts \(parent\) and gate.validityLimits does not limit it/)]);
+    // A limited label is the validity check's to judge, not a person's.
+    parent.report.metrics.label_rate.test_tampering = 0.2;
+    expect(verdict(input).needsPerson).toHaveLength(1);
+  });
+
   it("lists every check with its numbers and fails on a regression vs best, a wrong-way metric, a new CRIT or a validity breach", () => {
     const rand = seededRandom(5);
     const difficulty = Array.from({ length: TASKS }, () => 0.2 + 0.6 * rand());

@@ -5,6 +5,7 @@ import type { BranchMetrics } from "./harness/metrics.ts";
 import type { Intervention } from "./intervention.ts";
 import type { ControlComparison } from "./gate/control-test.ts";
 import { labelQualityHolds, type LabelTrust } from "./label-quality/label-quality-gate.ts";
+import { unlimitedValidity } from "./gate/unlimited-validity.ts";
 import { meanOfSet } from "./stats.ts";
 
 export interface GateSide {
@@ -39,6 +40,8 @@ export interface VerdictInput {
   controlMetrics?: readonly BranchMetrics[];
   /** Reviewed precision per label, for `policy.labelQuality`. */
   labelTrust?: ReadonlyMap<string, LabelTrust>;
+  /** The labels the harness's validity detectors give (`validityLabelsOf`): one present but not limited sends the round to a person. */
+  validityLabels?: readonly string[];
 }
 
 export interface Check {
@@ -57,7 +60,7 @@ export interface Verdict {
   vsBest: BootstrapResult;
   /** Absent on verdicts rebuilt from storage, where the check's numbers carry it. */
   vsControl?: ControlComparison | null;
-  /** Why a person must decide: the outcome rests on a label without the reviewed quality the gate asks for. */
+  /** Why a person must decide: the outcome rests on a label without the reviewed quality the gate asks for, or on a validity label the gate does not limit. */
   needsPerson?: string[];
 }
 
@@ -182,7 +185,15 @@ export function verdict(input: VerdictInput): Verdict {
     });
   }
 
-  const needsPerson = labelQualityHolds(policy.labelQuality, checks, input.labelTrust ?? new Map(), targetMetric);
+  const sides = [
+    { name: "candidate", metrics: candidate.report.metrics },
+    { name: "parent", metrics: parent.report.metrics },
+    ...(input.controlMetrics ?? []).map((metrics, i) => ({ name: `control ${i + 1}`, metrics })),
+  ];
+  const needsPerson = [
+    ...labelQualityHolds(policy.labelQuality, checks, input.labelTrust ?? new Map(), targetMetric),
+    ...unlimitedValidity(input.validityLabels ?? [], policy.validityLimits, sides),
+  ];
   const promote = needsPerson.length === 0 && checks.every((c) => c.passed || c.blocking === false);
   return { promote, checks, vsParent, vsBest, vsControl, ...(needsPerson.length > 0 ? { needsPerson } : {}) };
 }

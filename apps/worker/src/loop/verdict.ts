@@ -8,6 +8,7 @@ import {
   type GatePolicy,
   type HealthReport,
   type Intervention,
+  validityLabelsOf,
 } from "@evotrainer/core";
 import { json, recordDecision, recordEvent, runLabelTrust, type DecisionRecord } from "@evotrainer/db";
 import { coreDecision } from "./core-decision.ts";
@@ -52,7 +53,7 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
   const parent = await gateSide(deps, harness, branch.parentId);
   const intervention = branch.intervention as unknown as Pick<Intervention, "targetMetric" | "expectedEffect">;
   const labelTrust = config.gate.labelQuality ? await runLabelTrust(db, branch.runId) : undefined;
-  const result = judge({ candidate, parent, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl, ...(controlCrit ? { controlCrit } : {}), ...(controlMetrics ? { controlMetrics } : {}), ...(labelTrust ? { labelTrust } : {}) });
+  const result = judge({ candidate, parent, intervention, policy: config.gate, seed: config.seed + branch.version, vsControl, validityLabels: validityLabelsOf(harness), ...(controlCrit ? { controlCrit } : {}), ...(controlMetrics ? { controlMetrics } : {}), ...(labelTrust ? { labelTrust } : {}) });
 
   const history = await db.branch.findMany({
     where: { runId: branch.runId, parentId: { not: null }, kind: "candidate", verdict: { isNot: null } },
@@ -65,8 +66,9 @@ export async function verdict(deps: LoopDeps, payload: { runId: string; branchId
     consecutiveFailedBranches: consecutiveFailures(outcomes),
     finishedBranchesInDomain: finishedInDomain,
   });
-  // Too few controls to measure the seed noise, or a verdict resting on a label without the reviewed
-  // quality gate.labelQuality asks for: the gate cannot judge alone, so a person decides.
+  // Too few controls to measure the seed noise, a verdict resting on a label without the reviewed
+  // quality gate.labelQuality asks for, or a validity label present but not limited: the gate cannot
+  // judge alone, so a person decides.
   const personReasons = [...(vsControl?.notEnoughControls ? [vsControl.reason] : []), ...(result.needsPerson ?? [])];
   const gate = personReasons.length > 0 ? { gated: true, reasons: [...policyGate.reasons, ...personReasons] } : policyGate;
 

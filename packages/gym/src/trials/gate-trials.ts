@@ -26,6 +26,7 @@ import {
   type Recipe,
   type RunConfig,
   type Verdict,
+  validityLabelsOf,
 } from "@evotrainer/core";
 import { GYM_DOMAINS, type GymDomain } from "../tasks/task.ts";
 import type { Policy } from "../policy.ts";
@@ -88,7 +89,7 @@ export interface NullRun {
   falsePromotionRound: number | null;
   /** A null candidate passed the score test against the control (whatever the other checks said). */
   scoreTestPassed: boolean;
-  /** Rounds sent to a person: not enough controls to judge. */
+  /** Rounds sent to a person: not enough controls to judge, or a validity label present but not limited. */
   toPerson: number;
   /** Why the gate sent them (its own words); null when none went. */
   toPersonReason: string | null;
@@ -147,6 +148,7 @@ export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
   const compiledHarness = compileHarness({ version: 1, detectors: DETECTOR_CATALOG.filter((d) => d.domains.includes(domain)), healthRules: [...DEFAULT_HEALTH_RULES], gate: runConfig.gate });
   if (!compiledHarness.ok) throw new Error(`the ${domain} catalog harness does not compile: ${compiledHarness.rejections.map((r) => r.message).join("; ")}`);
   const harness = compiledHarness.harness;
+  const validityLabels = validityLabelsOf(harness);
   const labels = new LabelStore(domain);
   const rounds = o.rounds ?? runConfig.budget.rounds;
   const sibling = runConfig.search.control === "sibling";
@@ -195,11 +197,12 @@ export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
     const controlMetrics = controls.map((c) => c.report.metrics);
     return candidates.map((c, i) => {
       const vsControl = judged?.get(`k${i}`) ?? null;
-      const v = verdict({ candidate: c, parent, intervention: arms[i]!.intervention, policy: config.gate, seed: config.seed + i, vsControl, ...(sibling ? { controlCrit, controlMetrics } : {}) });
+      const v = verdict({ candidate: c, parent, intervention: arms[i]!.intervention, policy: config.gate, seed: config.seed + i, vsControl, validityLabels, ...(sibling ? { controlCrit, controlMetrics } : {}) });
       state.verdicts.push({ round: state.round, checks: v.checks });
-      // Too few controls: the worker hands the verdict to a person, who is outside this measurement.
-      const promoted = v.promote && !vsControl?.notEnoughControls;
-      return { side: c, verdict: v, vsControl, promoted };
+      // Why the worker would hand this verdict to a person, who is outside this measurement.
+      const personReasons = [...(vsControl?.notEnoughControls ? [vsControl.reason] : []), ...(v.needsPerson ?? [])];
+      const promoted = v.promote && personReasons.length === 0;
+      return { side: c, verdict: v, vsControl, promoted, personReasons };
     });
   };
 
@@ -235,10 +238,10 @@ export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
       state.round = round;
       const judged = judgeOne(run, run.base, nullArms, state);
       outcome.noiseDf.push(judged[0]?.vsControl?.noiseDf ?? 0);
-      const toPerson = judged.find((j) => j.vsControl?.notEnoughControls);
+      const toPerson = judged.find((j) => j.personReasons.length > 0);
       if (toPerson) {
         outcome.toPerson++;
-        outcome.toPersonReason ??= toPerson.vsControl!.reason;
+        outcome.toPersonReason ??= toPerson.personReasons[0]!;
       } else outcome.judged++;
       if (judged.some((j) => j.vsControl?.passed)) outcome.scoreTestPassed = true;
       // A false promotion ends the run's count: from here on its parent would be a null's child.
@@ -262,7 +265,7 @@ export function runGateTrials(runConfig: RunConfig, o: TrialOptions) {
       const arms = [arm, ...nullArms.slice(1)];
       const [real] = judgeOne(run, run.base, arms, { round: 1, controlRounds: [], verdicts: [] });
       const blockedBy = real!.verdict.checks.filter((c) => !c.passed && c.blocking !== false && c.name !== "main_score_vs_control").map((c) => c.name);
-      powerRuns.push({ arm: arm.name, seed: runSeed, scorePassed: real!.vsControl?.passed ?? false, promoted: real!.promoted, delta: real!.vsControl?.delta ?? 0, blockedBy, toPerson: real!.vsControl?.notEnoughControls ?? false });
+      powerRuns.push({ arm: arm.name, seed: runSeed, scorePassed: real!.vsControl?.passed ?? false, promoted: real!.promoted, delta: real!.vsControl?.delta ?? 0, blockedBy, toPerson: real!.personReasons.length > 0 });
       o.onRun?.(++done, total, { falseRuns: nullRuns.filter((n) => n.falsePromotionRound !== null).length, runs: nullRuns.length });
     }
   }
