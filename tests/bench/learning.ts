@@ -25,7 +25,7 @@ import { parse } from "yaml";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { runCli } from "../support/cli.ts";
-import { TRL_PYTHON, trlUnavailable } from "../support/real-trainers.ts";
+import { buildTinyArithmeticModel, TRL_PYTHON, trlUnavailable } from "../support/real-trainers.ts";
 import { deleteKeys, nameTestRun, testPrefix } from "../support/redis-prefix.ts";
 
 const { values } = parseArgs({
@@ -40,7 +40,7 @@ const { values } = parseArgs({
 const seeds = Number(values.seeds);
 const rounds = Number(values.rounds);
 const steps = Number(values.steps);
-const size = values.size!;
+const size = values.size as "full" | "smoke";
 if (![seeds, rounds, steps].every((n) => Number.isInteger(n) && n > 0) || !["full", "smoke"].includes(size)) {
   console.error("usage: npm run bench:learning -- --seeds N --out FILE [--size full|smoke] [--rounds N] [--steps N]");
   process.exit(2);
@@ -61,11 +61,9 @@ const build = spawnSync(process.execPath, ["scripts/build-programs.mjs"], { stdi
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 // The build is kept between runs (its key is its script and parameters): a full build takes minutes.
-const tiny = resolve(".cache/tiny-model", size);
-say(`the tiny model (${size}) in ${tiny}`);
-const built = spawnSync(TRL_PYTHON, ["scripts/tiny-model/build.py", tiny, "--size", size], { stdio: ["ignore", "inherit", "inherit"] });
-if (built.status !== 0) process.exit(built.status ?? 1);
-const model = join(tiny, "model");
+say(`the tiny model (${size}) in ${resolve(".cache/tiny-model", size)}`);
+const tiny = buildTinyArithmeticModel(size, "inherit");
+const model = tiny.model;
 
 const scratch = mkdtempSync(join(tmpdir(), "evo-bench-learning-"));
 const database = await createTestDatabase();
@@ -76,7 +74,7 @@ const jobsDir = join(scratch, "jobs");
 const db = createDatabase(database.url);
 
 const example = parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, any>;
-const split = (name: string, samplesPerTask: number, temperature: number) => ({ dataset: join(tiny, `${name}.jsonl`), samplesPerTask, temperature, maxResponseTokens: 64, grader: "math" });
+const split = (name: "promotion" | "sealed", samplesPerTask: number, temperature: number) => ({ dataset: tiny[name], samplesPerTask, temperature, maxResponseTokens: 64, grader: "math" });
 const loopConfig = (seed: number) => ({
   ...example,
   name: `bench-learning-seed-${seed}`,
@@ -89,7 +87,7 @@ const loopConfig = (seed: number) => ({
   adapter: "trl",
   executor: "local",
   resources: { gpusPerJob: 0 },
-  trainer: { python: TRL_PYTHON, dataset: join(tiny, "train.jsonl"), args: { per_device_train_batch_size: 4 } },
+  trainer: { python: TRL_PYTHON, dataset: tiny.train, args: { per_device_train_batch_size: 4 } },
 });
 
 /** Runs one TRL job outside the loop, in its own directory: its sealed score and its seconds. */

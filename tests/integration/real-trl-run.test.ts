@@ -13,7 +13,7 @@ import { RuleBasedProposer } from "@evotrainer/proposers";
 import { loadWorkerEnv } from "../../apps/worker/src/env.ts";
 import { startWorkerApp } from "../../apps/worker/src/worker-app.ts";
 import { runCli } from "../support/cli.ts";
-import { buildTinyModel, TRL_PYTHON, trlUnavailable, writeArithmeticTasks } from "../support/real-trainers.ts";
+import { buildTinyArithmeticModel, buildTinyModel, TRL_PYTHON, trlUnavailable, writeArithmeticTasks } from "../support/real-trainers.ts";
 import { deleteKeys, testPrefix } from "../support/redis-prefix.ts";
 
 // A database of its own, as every file that starts a worker has: see worker-isolation.test.ts.
@@ -38,16 +38,15 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
   });
 
   it("ingests TRL's rollouts with token counts, judges children, starts them from the parent's model, and scores the sealed split without training", async () => {
-    for (const [split, n, offset] of [["train", 16, 0], ["promotion", 6, 20], ["sealed", 6, 40]] as const) {
-      writeArithmeticTasks(join(dir, `${split}.jsonl`), split, n, offset);
-    }
-    const model = buildTinyModel(dir, join(dir, "train.jsonl"));
+    // The learning benchmark's SFT model at its smallest (bench:learning's smoke size), with its own
+    // task splits: the pieces are checked here, what RL makes of them is the benchmark's.
+    const tiny = buildTinyArithmeticModel("smoke");
     const example = parse(readFileSync("examples/gym-math.yaml", "utf8")) as Record<string, any>;
-    const split = (name: string) => ({ dataset: join(dir, `${name}.jsonl`), samplesPerTask: 2, temperature: 0.7, maxResponseTokens: 8, grader: "math" });
+    const split = (name: "promotion" | "sealed") => ({ dataset: tiny[name], samplesPerTask: 2, temperature: 0.7, maxResponseTokens: 8, grader: "math" });
     const config = {
       ...example,
       name: "real-trl",
-      basePolicy: model,
+      basePolicy: tiny.model,
       recipe: { ...example.recipe, algo: { ...example.recipe.algo, groupSize: 4, maxResponseTokens: 8, lr: 1e-3 } },
       evaluation: { promotion: split("promotion"), sealed: split("sealed"), seed: 7 },
       search: { proposals: 4, keep: 3, stepsPerBranch: 2, proposer: "rule" },
@@ -55,7 +54,7 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
       adapter: "trl",
       executor: "local",
       resources: { gpusPerJob: 0 },
-      trainer: { python: TRL_PYTHON, dataset: join(dir, "train.jsonl"), args: { per_device_train_batch_size: 4 } },
+      trainer: { python: TRL_PYTHON, dataset: tiny.train, args: { per_device_train_batch_size: 4 } },
     };
     const configFile = join(dir, "real-trl.yaml");
     writeFileSync(configFile, JSON.stringify(config, null, 2));
@@ -93,7 +92,8 @@ describe.skipIf(unavailable !== null)("a run of the loop on real TRL (CPU torch,
       expect(trainRows.every((r) => r.responseTokens > 0 && r.responseTokens <= 8)).toBe(true);
       expect(trainRows.every((r) => (r.finishReason === "length") === r.truncated)).toBe(true);
       const evalRows = await db.rollout.count({ where: { branchId: base.id, split: "promotion" } });
-      expect(evalRows).toBe(6 * 2);
+      const promotionTasks = readFileSync(tiny.promotion, "utf8").trim().split("\n").length;
+      expect(evalRows).toBe(promotionTasks * 2);
       // TRL's logged metrics, one line per step, under the names health rules read.
       const entropy = await db.metricPoint.findMany({ where: { branchId: base.id, name: "trainer/entropy" }, orderBy: { step: "asc" } });
       expect(entropy.map((p) => p.step)).toEqual([1, 2]);

@@ -28,6 +28,25 @@ export function writeArithmeticTasks(file: string, split: string, n: number, off
   writeFileSync(file, `${lines.join("\n")}\n`);
 }
 
+/** The tiny arithmetic model's build (scripts/tiny-model/build.py): its SFT model and its three task splits. */
+export interface TinyBuild {
+  model: string;
+  train: string;
+  promotion: string;
+  sealed: string;
+}
+
+/**
+ * Builds, or keeps, the SFT tiny model the learning benchmark trains, in `.cache/tiny-model/<size>`:
+ * a build whose script and parameters have not changed is reused (the script checks its own key).
+ */
+export function buildTinyArithmeticModel(size: "full" | "smoke", output: "inherit" | "pipe" = "pipe"): TinyBuild {
+  const dir = resolve(".cache/tiny-model", size);
+  const built = spawnSync(TRL_PYTHON, [resolve("scripts/tiny-model/build.py"), dir, "--size", size], { encoding: "utf8", stdio: ["ignore", output, output] });
+  if (built.status !== 0) throw new Error(`building the tiny model (${size}) failed:\n${built.stderr ?? ""}`);
+  return { model: join(dir, "model"), train: join(dir, "train.jsonl"), promotion: join(dir, "promotion.jsonl"), sealed: join(dir, "sealed.jsonl") };
+}
+
 /** A 2-layer Qwen2 with random weights and a BPE tokenizer trained on the tasks, built on this machine. */
 export function buildTinyModel(dir: string, tasksFile: string): string {
   const out = join(dir, "tiny-qwen2");

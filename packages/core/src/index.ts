@@ -62,7 +62,7 @@ export { roundAlpha, spentByRounds } from "./gate/alpha-spending.ts";
 export { roundTestOptions, runAlpha } from "./gate/round-options.ts";
 export { addControlRound, seedSd, NO_NOISE_FLOOR, type NoiseFloor } from "./gate/noise-floor.ts";
 export { holm } from "./gate/holm.ts";
-export { unlimitedValidity, validityLabelsOf, type ValiditySide } from "./gate/unlimited-validity.ts";
+export { unlimitedValidity, unlimitedValidityWarning, validityLabelsOf, type ValiditySide } from "./gate/unlimited-validity.ts";
 export { studentTUpperTail, studentTQuantileUpper } from "./gate/student-t.ts";
 export { verdict, metricValue, type Verdict, type VerdictInput, type Check, type GateSide } from "./verdict.ts";
 

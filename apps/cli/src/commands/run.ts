@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { uncontrolledRunWarning, type RunConfig } from "@evotrainer/core";
+import { uncontrolledRunWarning, unlimitedValidityWarning, type RunConfig } from "@evotrainer/core";
 import { buildRunReport, createDatabase, createRun } from "@evotrainer/db";
 import { askTrainerArgs, createProducerConnection, Producer, QueueName, trainerArgsWaits, uncheckedTrainerArgsWarning } from "@evotrainer/queue";
 import { whileUnreachable } from "@evotrainer/db/connection";
@@ -20,8 +20,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const json = args.includes("--json");
   const config = readRunConfig(file);
   // Before anything starts: a person can still stop here.
-  const uncontrolled = uncontrolledRunWarning(config);
-  if (uncontrolled) console.error(`evotrainer: ${file}: warning: ${uncontrolled}`);
+  for (const warning of [uncontrolledRunWarning(config), unlimitedValidityWarning(config)]) if (warning) console.error(`evotrainer: ${file}: warning: ${warning}`);
   const remote = remoteCredentials();
   if (remote) return remoteRun(remote, file, config, args);
   const env = loadCliEnv();

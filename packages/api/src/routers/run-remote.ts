@@ -1,6 +1,6 @@
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { runConfigSchema, trainerArgFields, trlArgProblems, uncontrolledRunWarning, type RunConfig } from "@evotrainer/core";
+import { runConfigSchema, trainerArgFields, trlArgProblems, uncontrolledRunWarning, unlimitedValidityWarning, type RunConfig } from "@evotrainer/core";
 import { buildRunReport, createRun } from "@evotrainer/db";
 import { askTrainerArgs, QueueName } from "@evotrainer/queue";
 import { sealedReleased } from "../auth/sealed-split.ts";
@@ -32,7 +32,7 @@ export const runRemoteRouter = {
    * in. Its trainer arguments are first checked by a worker where its jobs would run (this server
    * has neither the nodes' keys nor the cluster's credentials): a key the trainer does not take
    * refuses the run, naming its field; with no answer in time the run is created, and `trainerArgs`
-   * says why it went unchecked. `warning` says what a run without a control costs (null for a controlled one).
+   * says why it went unchecked. `warning` says what a run without a control costs, and which validity labels the gate leaves to a person (null when neither).
    */
   create: userProcedure.input(z.object({ config: z.unknown(), organizationId: z.string().min(1).optional() })).mutation(async ({ ctx, input }) => {
     const config = parsedRunConfig(input.config);
@@ -52,7 +52,7 @@ export const runRemoteRouter = {
       .then(() => true)
       .catch(() => false);
     // Said by the caller, which reads it before it reports the run started.
-    return { runId, baseBranchId, enqueued, trainerArgs, warning: uncontrolledRunWarning(config) };
+    return { runId, baseBranchId, enqueued, trainerArgs, warning: [uncontrolledRunWarning(config), unlimitedValidityWarning(config)].filter((w) => w !== null).join("; ") || null };
   }),
 } satisfies TRPCRouterRecord;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { unlimitedValidity } from "./unlimited-validity.ts";
+import { unlimitedValidity, unlimitedValidityWarning } from "./unlimited-validity.ts";
 
 const side = (name: string, label_rate: Record<string, number>) => ({ name, metrics: { label_rate } });
 
@@ -15,5 +15,14 @@ describe("unlimitedValidity", () => {
     expect(unlimitedValidity(["hardcoded_output"], { hardcoded_output: 0.05 }, [side("candidate", { hardcoded_output: 0.3 })])).toEqual([]);
     expect(unlimitedValidity(["hardcoded_output"], {}, [side("candidate", { hardcoded_output: 0 }), side("parent", { truncated: 1 })])).toEqual([]);
     expect(unlimitedValidity([], {}, [side("candidate", { hardcoded_output: 0.3 })])).toEqual([]);
+  });
+});
+
+describe("unlimitedValidityWarning", () => {
+  it("names, before the run, the domain's validity labels no limit covers", () => {
+    expect(unlimitedValidityWarning({ domain: "swe", gate: { validityLimits: { test_tampering: 0.1 } } })).toMatch(/^gate.validityLimits does not limit git_history_leak \(validity detectors of the swe catalog\): a round where one of them fires goes to a person/);
+    expect(unlimitedValidityWarning({ domain: "swe", gate: { validityLimits: { test_tampering: 0.1, git_history_leak: 0.05 } } })).toBeNull();
+    // Math's catalog has no validity detector: nothing to limit.
+    expect(unlimitedValidityWarning({ domain: "math", gate: { validityLimits: {} } })).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
-import type { CompiledHarness } from "../harness/harness.ts";
+import { DETECTOR_CATALOG } from "../catalog/index.ts";
+import type { CompiledHarness, GatePolicy } from "../harness/harness.ts";
 import type { BranchMetrics } from "../harness/metrics.ts";
 
 /** A branch of the round, as the gate reads its validity labels. */
@@ -31,4 +32,15 @@ export function unlimitedValidity(validityLabels: readonly string[], limits: Rea
 /** The labels a harness's validity detectors give. */
 export function validityLabelsOf(harness: Pick<CompiledHarness, "detectors">): string[] {
   return [...new Set(harness.detectors.filter((d) => d.definition.validity).map((d) => d.definition.label))].sort();
+}
+
+/**
+ * Before a run starts: the validity labels of its domain's catalog that gate.validityLimits leaves
+ * unlimited, so that a user learns then, not at the first round, that such rounds go to a person.
+ */
+export function unlimitedValidityWarning(config: { domain: string; gate: Pick<GatePolicy, "validityLimits"> }): string | null {
+  const labels = [...new Set(DETECTOR_CATALOG.filter((d) => d.validity && (d.domains as readonly string[]).includes(config.domain)).map((d) => d.label))].sort();
+  const open = labels.filter((l) => !(l in config.gate.validityLimits));
+  if (open.length === 0) return null;
+  return `gate.validityLimits does not limit ${open.join(", ")} (validity detectors of the ${config.domain} catalog): a round where one of them fires goes to a person, not the gate, since seeds that learn a shortcut and seeds that do not score apart. Add a limit for each (for example gate.validityLimits: { ${open[0]}: 0.05 }) to let the gate judge such rounds`;
 }
