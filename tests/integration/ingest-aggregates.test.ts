@@ -79,16 +79,9 @@ describe("step aggregates are the same whatever the batches a file is ingested i
     };
   }
 
-  it("adds each batch to exact totals: one batch, one line per batch, a few lines, and a kill then a resume all match a recount of every row", async () => {
-    const once = await target("aggregates-once");
-    expect(await ingestRolloutFile(pool, once)).toMatchObject({ inserted: rows.length, duplicates: 1 });
-    const expected = await aggregates(once.owner.branchId);
-    expect(expected.points).toContain("train/rollouts@1=48");
-    expect(expected.points.some((p) => /^train\/dead_group_ratio@\d=0\.333/.test(p))).toBe(true);
-    expect(expected.points.some((p) => p.startsWith("promotion/label/wrong_answer@"))).toBe(true);
-
-    // The points recomputed from every stored row, as a dashboard would if it scanned them.
-    const { rows: recount } = await pool.query<{ point: string }>(
+  /** The points recomputed from every stored row, as a dashboard would if it scanned them. */
+  async function recount(branchId: string): Promise<string[]> {
+    const { rows } = await pool.query<{ point: string }>(
       `WITH r AS (SELECT * FROM "Rollout" WHERE "branchId" = $1),
             g AS (SELECT split, step, count(*) AS n, min(reward) = max(reward) AS dead FROM r GROUP BY split, step, "groupId"),
             s AS (SELECT split, step, count(*) AS n, sum(reward::numeric) AS reward, sum(truncated::int) AS truncated, sum("responseTokens") AS tokens FROM r GROUP BY split, step),
@@ -97,10 +90,20 @@ describe("step aggregates are the same whatever the batches a file is ingested i
          FROM s JOIN d USING (split, step),
               LATERAL (VALUES ('reward_mean', (reward / n)::float8), ('truncation_rate', (truncated::numeric / n)::float8),
                               ('response_tokens_mean', (tokens::numeric / n)::float8), ('dead_group_ratio', ratio), ('rollouts', n::float8)) AS v(name, value)`,
-      [once.owner.branchId],
+      [branchId],
     );
-    const shown = (point: string) => point.replace(/=(.*)$/, (_, v: string) => `=${Number(v)}`);
-    expect(recount.map((r) => shown(r.point)).sort()).toEqual(expected.points.filter((p) => !p.includes("/label/")).sort());
+    return rows.map((r) => r.point.replace(/=(.*)$/, (_, v: string) => `=${Number(v)}`));
+  }
+
+  it("adds each batch to exact totals: one batch, one line per batch, a few lines, and a kill then a resume all match a recount of every row", async () => {
+    const once = await target("aggregates-once");
+    expect(await ingestRolloutFile(pool, once)).toMatchObject({ inserted: rows.length, duplicates: 1 });
+    const expected = await aggregates(once.owner.branchId);
+    expect(expected.points).toContain("train/rollouts@1=48");
+    expect(expected.points.some((p) => /^train\/dead_group_ratio@\d=0\.333/.test(p))).toBe(true);
+    expect(expected.points.some((p) => p.startsWith("promotion/label/wrong_answer@"))).toBe(true);
+
+    expect((await recount(once.owner.branchId)).sort()).toEqual(expected.points.filter((p) => !p.includes("/label/")).sort());
 
     for (const batchBytes of [1, 3 * lineBytes, 10 * lineBytes]) {
       const cut = await target(`aggregates-${batchBytes}`);
@@ -116,5 +119,30 @@ describe("step aggregates are the same whatever the batches a file is ingested i
     await expect(ingestRolloutFile(pool, { ...killed, batchBytes: 7 * lineBytes }, killOnFifth)).rejects.toThrow("worker killed");
     await ingestRolloutFile(pool, { ...killed, batchBytes: 4 * lineBytes });
     expect(await aggregates(killed.owner.branchId)).toEqual(expected);
+  });
+
+  it("a result read again that differs replaces the stored one, and the totals and dead groups follow it across batches; read once more, nothing changes", async () => {
+    const graded = await target("aggregates-results");
+    await ingestRolloutFile(pool, graded);
+    const before = await aggregates(graded.owner.branchId);
+    // Graded again: task 0's groups all 0.7 (they die), task 3's first sample at step 2 0.9 (its dead group comes alive).
+    const regraded = rows.map((r) => {
+      const reward = r.taskId === "t0" ? 0.7 : r.taskId === "t3" && r.step === 2 && r.sample === 0 ? 0.9 : r.reward;
+      return { ...r, reward, rewardComponents: { score: reward } };
+    });
+    const file = join(dir, "regraded.jsonl");
+    writeFileSync(file, regraded.map(line).join(""));
+    const again = await ingestRolloutFile(pool, { ...graded, file, batchBytes: 10 * lineBytes });
+    expect(again).toMatchObject({ rewritten: true, inserted: 0, duplicates: rows.length, resultsChanged: rows.length });
+    const after = await aggregates(graded.owner.branchId);
+    expect(after.points).not.toEqual(before.points);
+    expect(after.points.filter((p) => !p.includes("/label/")).sort()).toEqual((await recount(graded.owner.branchId)).sort());
+    expect(before.points.filter((p) => p.startsWith("train/dead_group_ratio@"))).toEqual(["train/dead_group_ratio@1=0.3333333333333333", "train/dead_group_ratio@2=0.3333333333333333", "train/dead_group_ratio@3=0.3333333333333333"]);
+    expect(after.points.filter((p) => p.startsWith("train/dead_group_ratio@"))).toEqual(["train/dead_group_ratio@1=0.6666666666666666", "train/dead_group_ratio@2=0.3333333333333333", "train/dead_group_ratio@3=0.6666666666666666"]);
+
+    // The cursor lost, every line is read again: the rows already hold these results.
+    await db.ingestCursor.deleteMany({ where: { jobId: graded.owner.jobId } });
+    expect(await ingestRolloutFile(pool, { ...graded, file })).toMatchObject({ inserted: 0, resultsChanged: 0 });
+    expect(await aggregates(graded.owner.branchId)).toEqual(after);
   });
 });

@@ -48,7 +48,7 @@ describe("ingest of in-memory sources, many to a transaction (real Postgres)", (
     sources[3] = { ...sources[3]!, lines: ["", ...sources[3]!.lines], values: [undefined, ...sources[3]!.values!], unreadable: [{ lineNumber: 1, reason: "mini-swe-agent: no messages", raw: "{}" }] };
     const stored: string[] = [];
     const first = await ingestTexts(pool, input, sources, { batchBytes: 4_000, onStored: ({ source }) => stored.push(source) });
-    expect(first).toEqual({ inserted: 40, duplicates: 0, quarantined: 2, rewritten: [] });
+    expect(first).toEqual({ inserted: 40, duplicates: 0, quarantined: 2, resultsChanged: 0, rewritten: [] });
     expect(stored).toEqual(sources.map((s) => s.source));
     // Transactions held several sources each: fewer cursor updates than sources would have been one per file.
     const { rows: xmins } = await pool.query<{ n: string }>(`SELECT count(DISTINCT xmin::text)::text AS n FROM "IngestCursor" WHERE "jobId" = $1`, [input.owner.jobId]);
@@ -60,7 +60,7 @@ describe("ingest of in-memory sources, many to a transaction (real Postgres)", (
     expect(await rowsOf(input.owner.branchId)).toHaveLength(40);
 
     const again = await ingestTexts(pool, input, sources, { batchBytes: 4_000 });
-    expect(again).toEqual({ inserted: 0, duplicates: 0, quarantined: 1, rewritten: [] });
+    expect(again).toEqual({ inserted: 0, duplicates: 0, quarantined: 1, resultsChanged: 0, rewritten: [] });
     expect(await rowsOf(input.owner.branchId)).toHaveLength(40);
   });
 
@@ -74,7 +74,7 @@ describe("ingest of in-memory sources, many to a transaction (real Postgres)", (
     const cursor = await storedCursor(pool, input.owner.jobId, "rollouts.jsonl");
     expect(cursor.lineNumber).toBe(25);
     const rest = await ingestTexts(pool, input, [source], { batchBytes: 2_000 });
-    expect(rest).toEqual({ inserted: 35, duplicates: 0, quarantined: 0, rewritten: [] });
+    expect(rest).toEqual({ inserted: 35, duplicates: 0, quarantined: 0, resultsChanged: 0, rewritten: [] });
     expect(await rowsOf(input.owner.branchId)).toHaveLength(60);
   });
 
@@ -83,7 +83,7 @@ describe("ingest of in-memory sources, many to a transaction (real Postgres)", (
     const rows = [rollout(1), rollout(2), rollout(3)];
     await ingestTexts(pool, input, [staged("out.jsonl", rows)]);
     const rewritten = await ingestTexts(pool, input, [staged("out.jsonl", [rollout(9), ...rows])]);
-    expect(rewritten).toEqual({ inserted: 1, duplicates: 3, quarantined: 0, rewritten: ["out.jsonl"] });
+    expect(rewritten).toEqual({ inserted: 1, duplicates: 3, quarantined: 0, resultsChanged: 0, rewritten: ["out.jsonl"] });
     expect(await rowsOf(input.owner.branchId)).toEqual(["t1-0", "t2-0", "t3-0", "t9-0"]);
   });
 
@@ -98,7 +98,7 @@ describe("ingest of in-memory sources, many to a transaction (real Postgres)", (
       const saved = await storedCursor(pool, input.owner.jobId, "out.jsonl");
       expect(saved.headHash).toBe(await headHash(file, saved.byteOffset));
       const again = await ingestTexts(pool, input, [staged("out.jsonl", [...rows, rollout(3)])]);
-      expect(again).toEqual({ inserted: 1, duplicates: 0, quarantined: 0, rewritten: [] });
+      expect(again).toEqual({ inserted: 1, duplicates: 0, quarantined: 0, resultsChanged: 0, rewritten: [] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

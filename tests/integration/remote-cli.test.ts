@@ -144,6 +144,17 @@ describe("evotrainer login, then status, report, decide and run over HTTP", () =
     expect(resent.rollouts).toMatchObject({ added: 0, alreadyPresent: 4 });
     expect(await db.rollout.count({ where: { branchId: remote.branchId } })).toBe(4);
 
+    // Results joined on a later import reach the rows stored on the server.
+    const results = join(importerHome, "results.json");
+    writeFileSync(results, JSON.stringify({ resolved_ids: ["marshmallow-code__marshmallow-1867"], unresolved_ids: ["pydicom__pydicom-1458"] }));
+    const joined = await runCli(["import", "swe-agent", "tests/fixtures/real/swe-agent", "--report", results], env);
+    expect(joined.code, joined.stderr).toBe(0);
+    // Only the two files whose rows took a result are read again.
+    expect(joined.stdout).toContain("0 rollouts added, 2 already present (2 of their stored results changed), 0 quarantined; 1 of 2 with a result resolved");
+    const rewards = await db.rollout.findMany({ where: { branchId: remote.branchId, taskId: { in: ["marshmallow-code__marshmallow-1867", "pydicom__pydicom-1458"] } }, orderBy: { taskId: "asc" } });
+    expect(rewards.map((r) => [r.taskId, r.reward])).toEqual([["marshmallow-code__marshmallow-1867", 1], ["pydicom__pydicom-1458", 0]]);
+    expect((await db.metricPoint.findUniqueOrThrow({ where: { branchId_name_step: { branchId: remote.branchId, name: "train/reward_mean", step: 0 } } })).value).toBe(0.25);
+
     // A stale upload (its cursor moved since) is refused with where the server stands.
     const api = createCallerFactory(appRouter)(createContext({ db, headers: new Headers(), producer: () => producer, sessionUserId: async () => seed.users.approver.id, ingestPool: () => ingestPool }));
     const [source] = (await db.ingestCursor.findMany({ where: { jobId: remote.jobId } })).map((c) => c.file);

@@ -13,7 +13,7 @@ export interface RunDirImport {
 }
 
 export interface RunDirImported {
-  rollouts: { added: number; alreadyPresent: number; quarantined: number; repeatedRows: number };
+  rollouts: { added: number; alreadyPresent: number; quarantined: number; resultsChanged: number; repeatedRows: number };
   points: { added: number; changed: number };
 }
 
@@ -28,7 +28,7 @@ export async function ingestRunDir(sink: ImportSink, input: RunDirImport): Promi
     label: `import ${input.adapter}: [${i + 1}/${source.files.length}] ${relative(input.dir, file.source)}`,
   }));
   const result = await sink.rollouts(target, staged);
-  const rollouts = { added: result.inserted, alreadyPresent: result.duplicates, quarantined: result.quarantined, repeatedRows: source.repeatedRows };
+  const rollouts = { added: result.inserted, alreadyPresent: result.duplicates, quarantined: result.quarantined, resultsChanged: result.resultsChanged, repeatedRows: source.repeatedRows };
   const points = await sink.metrics(target, source.metrics);
   return { rollouts, points };
 }

@@ -22,6 +22,8 @@ export interface SourcesIngested {
   inserted: number;
   duplicates: number;
   quarantined: number;
+  /** Rows stored before whose result the lines read again changed (results joined on a re-import). */
+  resultsChanged: number;
   /** Sources that changed since they were last read, read again from their start. */
   rewritten: string[];
 }

@@ -4,12 +4,14 @@ import { fileURLToPath } from "node:url";
 import { openHandsAttempt, type SwebenchResult } from "@evotrainer/adapters";
 import type { RunConfig } from "@evotrainer/core";
 import { parseAgentImportArgs } from "../agent-import-options.ts";
+import { alreadyPresentText } from "../already-present.ts";
 import { readRunConfig } from "../config-files.ts";
 import type { StagedSource } from "../import-sink.ts";
 import { endEmptyImport } from "../empty-import.ts";
 import { resumable } from "../import-run-dir.ts";
 import { openImportSink } from "../open-import-sink.ts";
 import { readAhead } from "../read-ahead.ts";
+import { resultsDigest } from "../results-digest.ts";
 import { openHandsAttemptsIn, type OpenHandsAttempts } from "../openhands-attempts.ts";
 import { stagedRolloutLines } from "../staged-rollouts.ts";
 import { readSwebenchReports, readTrajectoryFile, reportsBeside, trajectoryFiles } from "../trajectory-source.ts";
@@ -25,6 +27,13 @@ function agentRunConfig(file: string | undefined, name: string): RunConfig {
 
 /** The report files named in the command's output: each one, or how many under the imported directory. */
 const reportFilesText = (files: readonly string[], path: string) => (files.length <= 3 ? files.join(", ") : `${files.length} report files under ${path}`);
+
+/** What the results joined: how many resolved, or why none joined. */
+function joinedText(rollouts: { resolved: number; withResult: number }, reportFiles: number): string {
+  if (rollouts.withResult > 0) return `${rollouts.resolved} of ${rollouts.withResult} with a result resolved`;
+  if (reportFiles > 0) return "none of these trajectories' instances is in the results read";
+  return "no SWE-bench results joined (--report)";
+}
 
 /**
  * `evotrainer import mini-swe-agent|swe-agent|openhands|openai-chat <path>`: agent trajectories a team already
@@ -80,7 +89,8 @@ export async function importAgentCommand(args: string[]): Promise<number> {
         }
         // The reader's reason says more than ingest's would (it would only see an empty line).
         const label = `import ${options.format}: [${i + 1}/${files.length}] ${relative(path, source) || basename(source)}`;
-        yield { source, ...stagedRolloutLines({ ...file, unreadable: [] }), unreadable: file.unreadable, label };
+        const digest = resultsDigest(file.rows.map(({ rollout }) => rollout));
+        yield { source, ...stagedRolloutLines({ ...file, unreadable: [] }), unreadable: file.unreadable, label, ...(digest ? { resultsDigest: digest } : {}) };
         // Lets the batch being stored meanwhile hear from Postgres between files.
         await setImmediate();
       }
@@ -93,7 +103,7 @@ export async function importAgentCommand(args: string[]): Promise<number> {
     const target = await creating;
     say(`${target.created ? "new" : "existing"} branch v${target.branchVersion} (${target.branchId}) of run ${target.runId}, in ${sink.destination}`);
     const stored = await resumable(sink, target, () => sink.rollouts(target, sources));
-    const rollouts = { added: stored.inserted, alreadyPresent: stored.duplicates, quarantined: stored.quarantined, ...results };
+    const rollouts = { added: stored.inserted, alreadyPresent: stored.duplicates, quarantined: stored.quarantined, resultsChanged: stored.resultsChanged, ...results };
     const empty = await endEmptyImport(sink, target, stored.inserted + stored.duplicates, files, `import ${options.format}`);
     if (empty !== null) return empty;
 
@@ -106,8 +116,8 @@ export async function importAgentCommand(args: string[]): Promise<number> {
       return 0;
     }
     console.log(
-      `import ${options.format}: ${rollouts.added} rollouts added, ${rollouts.alreadyPresent} already present, ${rollouts.quarantined} quarantined; ` +
-        `${rollouts.withResult > 0 ? `${rollouts.resolved} of ${rollouts.withResult} with a result resolved` : "no SWE-bench results joined (--report)"}`,
+      `import ${options.format}: ${rollouts.added} rollouts added, ${alreadyPresentText(rollouts.alreadyPresent, rollouts.resultsChanged)}, ${rollouts.quarantined} quarantined; ` +
+        joinedText(rollouts, reportFiles.size),
     );
     if (reportFiles.size > 0) console.log(`results from ${reportFilesText([...reportFiles], path)}`);
     console.log(`branch v${target.branchVersion} ${target.branchId} of run ${target.runId}${target.created ? " (new, awaiting a decision)" : ""}`);

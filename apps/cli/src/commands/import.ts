@@ -6,6 +6,7 @@ import { isAgentFormat } from "../agent-import-options.ts";
 import { IMPORT_HELP } from "../import-help.ts";
 import { parseImportArgs } from "../import-options.ts";
 import { ingestRunDir, resumable } from "../import-run-dir.ts";
+import { alreadyPresentText } from "../already-present.ts";
 import { endEmptyImport } from "../empty-import.ts";
 import { openImportSink } from "../open-import-sink.ts";
 import { readRunConfig } from "../config-files.ts";
@@ -70,7 +71,7 @@ export async function importCommand(args: string[]): Promise<number> {
       return 0;
     }
     console.log(
-      `import ${options.adapter}: ${rollouts.added} rollouts added, ${rollouts.alreadyPresent} already present, ${rollouts.quarantined} lines quarantined` +
+      `import ${options.adapter}: ${rollouts.added} rollouts added, ${alreadyPresentText(rollouts.alreadyPresent, rollouts.resultsChanged)}, ${rollouts.quarantined} lines quarantined` +
         `${rollouts.repeatedRows > 0 ? `, ${rollouts.repeatedRows} repeated rows skipped` : ""}; ${points.added} metric points added, ${points.changed} changed`,
     );
     console.log(`branch v${target.branchVersion} ${target.branchId} of run ${target.runId}${target.created ? " (new, awaiting a decision)" : ""}`);

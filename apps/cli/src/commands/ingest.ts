@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { alreadyPresentText } from "../already-present.ts";
 import { readFileLines, tooLongReason, MAX_LINE_BYTES } from "../file-lines.ts";
 import { openImportSink } from "../open-import-sink.ts";
 
@@ -21,8 +22,8 @@ export async function ingestCommand(args: string[]): Promise<number> {
   try {
     const target = await sink.target({ dir: path, into: { branchId } });
     const result = await sink.rollouts(target, [{ source: path, lines, unreadable, label: "ingest" }]);
-    if (result.rewritten.length > 0) console.log(`ingest: ${file} changed since it was last read; it was read again from the start (rows already present were skipped)`);
-    console.log(`ingest: ${result.inserted} rollouts added, ${result.duplicates} already present, ${result.quarantined} lines quarantined`);
+    if (result.rewritten.length > 0) console.log(`ingest: ${file} changed since it was last read; it was read again from the start (rows already present were kept, with the file's results where they changed)`);
+    console.log(`ingest: ${result.inserted} rollouts added, ${alreadyPresentText(result.duplicates, result.resultsChanged)}, ${result.quarantined} lines quarantined`);
     for (const line of (await sink.summary(target, [path])).quarantined) console.log(`  ${path}:${line.lineNumber}: ${line.reason}`);
     return 0;
   } finally {

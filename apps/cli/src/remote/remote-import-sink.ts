@@ -49,7 +49,7 @@ export function remoteImportSink(credentials: Credentials): ImportSink {
     const ask = { jobId: target.jobId, source: source.source };
     // Where the server stands, if it read this same text that far; else from the start.
     const resumed = sourceParts(source, await call((a) => a.import.cursor.query(ask)), BATCH_BYTES);
-    const result = { inserted: 0, duplicates: 0, quarantined: 0, rewritten: resumed.rewritten };
+    const result = { inserted: 0, duplicates: 0, quarantined: 0, resultsChanged: 0, rewritten: resumed.rewritten };
     let parts = resumed.parts;
     for (let i = 0; i < parts.length; ) {
       const part = parts[i]!;
@@ -63,6 +63,7 @@ export function remoteImportSink(credentials: Credentials): ImportSink {
       result.inserted += stored.inserted;
       result.duplicates += stored.duplicates;
       result.quarantined += stored.quarantined;
+      result.resultsChanged += stored.resultsChanged;
       if (part.next.byteOffset < resumed.size) progress.show(source.label, part.next.byteOffset, resumed.size);
       i += 1;
     }
@@ -76,13 +77,14 @@ export function remoteImportSink(credentials: Credentials): ImportSink {
     // Another machine's same path is another import.
     target: (request) => call((a) => a.import.begin.mutate({ ...request, dir: `${hostname()}:${request.dir}` })),
     async rollouts(target, sources) {
-      const total: SourcesIngested = { inserted: 0, duplicates: 0, quarantined: 0, rewritten: [] };
+      const total: SourcesIngested = { inserted: 0, duplicates: 0, quarantined: 0, resultsChanged: 0, rewritten: [] };
       const progress = byteProgress();
       for await (const source of sources) {
         const one = await sendSource(target, source, progress);
         total.inserted += one.inserted;
         total.duplicates += one.duplicates;
         total.quarantined += one.quarantined;
+        total.resultsChanged += one.resultsChanged;
         if (one.rewritten) total.rewritten.push(source.source);
       }
       progress.end();

@@ -8,9 +8,14 @@ export const HEAD_BYTES = 4096;
 /** Queries run on the pool or inside a transaction's client alike. */
 type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 
-/** sha256 of a source's first bytes, as far as a cursor has read them (at most HEAD_BYTES). */
-export function headBytesHash(bytes: Buffer): string {
-  return createHash("sha256").update(bytes.subarray(0, HEAD_BYTES)).digest("hex");
+/**
+ * sha256 of a source's first bytes, as far as a cursor has read them (at most HEAD_BYTES), and of
+ * the digest of the results its lines carry, where a reader gives one (TextSource.resultsDigest).
+ */
+export function headBytesHash(bytes: Buffer, resultsDigest?: string): string {
+  const hash = createHash("sha256").update(bytes.subarray(0, HEAD_BYTES));
+  if (resultsDigest !== undefined) hash.update(`\0${resultsDigest}`);
+  return hash.digest("hex");
 }
 
 /** sha256 of the file's first `min(upTo, 4 KiB)` bytes: what a cursor at `upTo` has already read. */

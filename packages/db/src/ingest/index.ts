@@ -9,4 +9,5 @@ export { harnessLabeler } from "./harness-labeler.ts";
 export { createIngestPool, type IngestPool } from "./ingest-pool.ts";
 export { LabelerPool } from "./labeler-pool.ts";
 export { addToStepAggregates } from "./step-aggregates.ts";
+export { carriesResult } from "./stored-results.ts";
 export { ingestTrainerMetricsFile, writeTrainerMetrics } from "./trainer-metrics.ts";

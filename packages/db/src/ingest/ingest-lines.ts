@@ -9,6 +9,7 @@ import { saveCursors, storedCursor, type StoredCursor } from "./file-cursor.ts";
 import { sameJson } from "./same-json.ts";
 import { mayHoldUnstorable, storableRollout } from "./sanitize-text.ts";
 import { addToStepAggregates } from "./step-aggregates.ts";
+import { updateStoredResults } from "./stored-results.ts";
 import { claimSteps, clearRolloutSteps, newestAttempts, ownedLine, type AttemptedLine } from "./step-attempts.ts";
 
 /** Where a batch's rows go and how they are labelled, whichever sources its lines come from. */
@@ -69,7 +70,8 @@ export interface IngestBatch {
 }
 
 export type LinesOutcome =
-  | { outcome: "stored"; inserted: number; duplicates: number; quarantined: number }
+  /** resultsChanged: rows stored before whose result the batch's lines changed (updateStoredResults). */
+  | { outcome: "stored"; inserted: number; duplicates: number; quarantined: number; resultsChanged: number }
   | { outcome: "cursor_moved"; source: string; cursor: StoredCursor };
 
 interface Line {
@@ -209,8 +211,12 @@ export async function storeLines(
     const owners = await claimSteps(client, input.owner.jobId, good.map(attempted), (steps) => clearRolloutSteps(client, input.owner.branchId, steps));
     const kept = good.flatMap((line, index) => (ownedLine(owners, attempted(line)) ? [index] : []));
     const keptCsv = kept.length === good.length ? csv : csv.subset(kept);
-    const { inserted, refused } = await copyOrQuarantine(client, kept.length === good.length ? good : kept.map((index) => good[index]!), keptCsv);
+    const keptLines = kept.length === good.length ? good : kept.map((index) => good[index]!);
+    const { inserted, refused } = await copyOrQuarantine(client, keptLines, keptCsv);
     if (keptCsv !== csv) keptCsv.release();
+    // Lines whose rows were stored before: a result they carry now (joined on a re-import) is written onto those rows.
+    const written = new Set<Line>([...inserted.map((row) => row.line), ...refused.map((row) => row.line)]);
+    const resultsChanged = await updateStoredResults(client, input.owner.branchId, keptLines.flatMap((line) => (written.has(line) ? [] : [line.rollout])));
     for (const line of refused) bad[line.part]!.push(line.bad);
     for (const [index, part] of parts.entries()) await quarantineLines(client, input.owner, part.source, bad[index]!);
     const quarantined = bad.reduce((sum, lines) => sum + lines.length, 0);
@@ -221,7 +227,7 @@ export async function storeLines(
     await saveCursors(client, input.owner.jobId, parts.map((part) => ({ source: part.source, cursor: part.next })));
     await client.query("COMMIT");
     csv.release();
-    return { outcome: "stored", inserted: inserted.length, duplicates: good.length - refused.length - inserted.length, quarantined };
+    return { outcome: "stored", inserted: inserted.length, duplicates: good.length - refused.length - inserted.length, quarantined, resultsChanged };
   } catch (error) {
     // A connection the server ended cannot roll back (the server already did) and must not be reused.
     if (isServiceUnavailable(error)) broken = error as Error;
@@ -254,7 +260,7 @@ function refusedByDatabase(error: unknown): error is Error & { code: string } {
  * Copies the batch in one statement; if the database refuses a row, finds which ones row by row (each
  * under a savepoint) and returns them to be quarantined, so one bad row never costs the others.
  */
-async function copyOrQuarantine(client: pg.PoolClient, lines: readonly Line[], csv: CsvLines): Promise<{ inserted: { id: bigint; line: Line }[]; refused: { part: number; bad: BadLine }[] }> {
+async function copyOrQuarantine(client: pg.PoolClient, lines: readonly Line[], csv: CsvLines): Promise<{ inserted: { id: bigint; line: Line }[]; refused: { line: Line; part: number; bad: BadLine }[] }> {
   const ids = await rolloutIds(client, lines.length);
   const lineOf = new Map(ids.map((id, index) => [id, lines[index]!]));
   await client.query("SAVEPOINT batch");
@@ -266,7 +272,7 @@ async function copyOrQuarantine(client: pg.PoolClient, lines: readonly Line[], c
     await client.query("ROLLBACK TO SAVEPOINT batch");
   }
   const inserted: { id: bigint; line: Line }[] = [];
-  const refused: { part: number; bad: BadLine }[] = [];
+  const refused: { line: Line; part: number; bad: BadLine }[] = [];
   for (const [index, line] of lines.entries()) {
     await client.query("SAVEPOINT row");
     try {
@@ -275,7 +281,7 @@ async function copyOrQuarantine(client: pg.PoolClient, lines: readonly Line[], c
     } catch (error) {
       if (!refusedByDatabase(error)) throw error;
       await client.query("ROLLBACK TO SAVEPOINT row");
-      refused.push({ part: line.part, bad: { lineNumber: line.lineNumber, reason: `the database refused it: ${error.message}`, raw: line.text.slice(0, RAW_SNIPPET_CHARS) } });
+      refused.push({ line, part: line.part, bad: { lineNumber: line.lineNumber, reason: `the database refused it: ${error.message}`, raw: line.text.slice(0, RAW_SNIPPET_CHARS) } });
     }
   }
   return { inserted, refused };

@@ -16,6 +16,8 @@ export interface IngestResult {
   inserted: number;
   duplicates: number;
   quarantined: number;
+  /** Rows stored before whose result a line read again changed. */
+  resultsChanged: number;
   byteOffset: number;
   /** The file no longer matched what was read before and was read again from its start. */
   rewritten: boolean;
@@ -33,7 +35,7 @@ export async function ingestRolloutFile(
 ): Promise<IngestResult> {
   const size = (await stat(input.file).catch(() => null))?.size ?? 0;
   const resumed = await resumeCursor(pool, input.owner.jobId, input.source, input.file, size);
-  const result: IngestResult = { linesRead: 0, inserted: 0, duplicates: 0, quarantined: 0, byteOffset: 0, rewritten: resumed.rewritten };
+  const result: IngestResult = { linesRead: 0, inserted: 0, duplicates: 0, quarantined: 0, resultsChanged: 0, byteOffset: 0, rewritten: resumed.rewritten };
   const batchBytes = input.batchBytes ?? 4 * 1024 * 1024;
   // Read, parse and label the batch after the one being stored: the CPU half runs while Postgres
   // works on the other (it needs no answer from it), so neither waits for the other.
@@ -59,6 +61,7 @@ export async function ingestRolloutFile(
     result.inserted += stored.inserted;
     result.duplicates += stored.duplicates;
     result.quarantined += stored.quarantined;
+    result.resultsChanged += stored.resultsChanged;
     result.linesRead += tail.lines.length;
     cursor = following;
   }

@@ -26,12 +26,20 @@ export interface TextSource {
   json?: readonly IngestLine["json"][];
   /** Lines a reader could not read at all, quarantined with its reason (their lines here are empty). */
   unreadable: readonly BadLine[];
+  /**
+   * A digest of the results the lines carry, where a reader joined them from elsewhere (SWE-bench's
+   * reports): results that changed since the text was read make it read again from its start, even
+   * where they left its length and first bytes as they were (two results swapped).
+   */
+  resultsDigest?: string;
 }
 
 export interface TextsIngested {
   inserted: number;
   duplicates: number;
   quarantined: number;
+  /** Rows stored before whose result a line read again changed (a result joined on a re-import). */
+  resultsChanged: number;
   /** Sources that changed since they were last read, read again from their start. */
   rewritten: string[];
 }
@@ -61,7 +69,7 @@ export async function ingestTexts(
   options: IngestTextsOptions = {},
 ): Promise<TextsIngested> {
   const limit = options.batchBytes ?? 4 * 1024 * 1024;
-  const total: TextsIngested = { inserted: 0, duplicates: 0, quarantined: 0, rewritten: [] };
+  const total: TextsIngested = { inserted: 0, duplicates: 0, quarantined: 0, resultsChanged: 0, rewritten: [] };
   let storing: Promise<void> = Promise.resolve();
   let batch: { part: SourcePart; size: number }[] = [];
   let batchBytes = 0;
@@ -80,6 +88,7 @@ export async function ingestTexts(
       total.inserted += stored.inserted;
       total.duplicates += stored.duplicates;
       total.quarantined += stored.quarantined;
+      total.resultsChanged += stored.resultsChanged;
       for (const { part, size } of parts) options.onStored?.({ source: part.source, byteOffset: part.next.byteOffset, size });
     });
     // Awaited by the next batch or at the end; meanwhile a failure must not surface as unhandled.
@@ -126,7 +135,7 @@ export function sourceParts(source: TextSource, saved: StoredCursor | undefined,
   for (const [index, line] of source.lines.entries()) offsets.push(offsets.at(-1)! + lineBytes(line, source.pieces?.[index]) + 1);
   const size = offsets.at(-1)!;
   const head = headOf(source);
-  const hashAt = (byteOffset: number) => headBytesHash(head.subarray(0, byteOffset));
+  const hashAt = (byteOffset: number) => headBytesHash(head.subarray(0, byteOffset), source.resultsDigest);
   let startLine = 0;
   let rewritten = false;
   if (saved && saved.byteOffset > 0) {

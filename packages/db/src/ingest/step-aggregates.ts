@@ -72,3 +72,63 @@ export async function addToStepAggregates(client: pg.PoolClient, branchId: strin
     values: [branchId, rolloutIds.map(String)],
   });
 }
+
+/** A stored rollout whose reward changed (its result joined on a re-import): where it is, and the reward before and after. */
+export interface RewardChange {
+  split: string;
+  step: number;
+  groupId: string;
+  before: number;
+  after: number;
+}
+
+/**
+ * Moves the aggregates of the steps whose stored rewards changed, in the caller's transaction: each
+ * step's reward sum by the exact difference, each changed group's lowest and highest reward from its
+ * rows (a group is a task's few samples), the step's dead groups by the groups that died or came
+ * alive, and the step's `reward_mean` and `dead_group_ratio` points from the new totals.
+ */
+export async function changeStepAggregates(client: pg.PoolClient, branchId: string, changes: readonly RewardChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  await client.query(`SELECT pg_advisory_xact_lock(hashtext('step-aggregates:' || $1))`, [branchId]);
+  await client.query(
+    `WITH changes AS (
+       SELECT c.split::"Split" AS split, c.step, c."groupId", c.before, c.after
+         FROM jsonb_to_recordset($2::jsonb) AS c(split text, step int, "groupId" text, before float8, after float8)
+     ), changed_groups AS (
+       SELECT DISTINCT split, step, "groupId" FROM changes
+     ), fresh AS (
+       SELECT r.split, r.step, r."groupId", min(r.reward) AS lo, max(r.reward) AS hi
+         FROM "Rollout" r JOIN changed_groups g ON r.split = g.split AND r.step = g.step AND r."groupId" = g."groupId"
+        WHERE r."branchId" = $1 GROUP BY r.split, r.step, r."groupId"
+     ), old_groups AS (
+       SELECT g.split, g.step, g."groupId", g.rollouts, g."minReward", g."maxReward"
+         FROM "StepGroupStat" g JOIN changed_groups USING (split, step, "groupId") WHERE g."branchId" = $1
+     ), new_groups AS (
+       UPDATE "StepGroupStat" g SET "minReward" = f.lo, "maxReward" = f.hi
+         FROM fresh f WHERE g."branchId" = $1 AND g.split = f.split AND g.step = f.step AND g."groupId" = f."groupId"
+       RETURNING g.split, g.step, g."groupId", g.rollouts, g."minReward", g."maxReward"
+     ), dead_deltas AS (
+       SELECT n.split, n.step,
+              sum((n.rollouts >= 2 AND n."minReward" = n."maxReward")::int - (o.rollouts >= 2 AND o."minReward" = o."maxReward")::int)::int AS dead
+         FROM new_groups n JOIN old_groups o USING (split, step, "groupId") GROUP BY n.split, n.step
+     ), reward_deltas AS (
+       -- The same casts as the sums added: the totals stay what a recount of the rows gives.
+       SELECT split, step, sum(after::numeric - before::numeric) AS delta FROM changes GROUP BY split, step
+     ), steps AS (
+       UPDATE "StepStat" s SET "rewardSum" = s."rewardSum" + r.delta, "deadGroups" = s."deadGroups" + COALESCE(d.dead, 0)
+         FROM reward_deltas r LEFT JOIN dead_deltas d USING (split, step)
+        WHERE s."branchId" = $1 AND s.split = r.split AND s.step = r.step
+       RETURNING s.split, s.step, s.rollouts, s."rewardSum", s.groups, s."deadGroups"
+     ), points AS (
+       SELECT split, step, v.name, v.value
+         FROM steps,
+              LATERAL (VALUES ('reward_mean', ("rewardSum" / rollouts)::float8),
+                              ('dead_group_ratio', COALESCE(("deadGroups"::numeric / NULLIF(groups, 0))::float8, 0))) AS v(name, value)
+     )
+     INSERT INTO "MetricPoint" ("branchId", name, step, value)
+     SELECT $1, split::text || '/' || name, step, value FROM points
+     ON CONFLICT ("branchId", name, step) DO UPDATE SET value = EXCLUDED.value`,
+    [branchId, JSON.stringify(changes)],
+  );
+}
