@@ -12,11 +12,13 @@ Trainer runs (a new base branch of --run, or of a run created from --config):
                   or checkpoint-*/trainer_state.json for the trainer's metrics
 
 Agent trajectories (into examples/imported-swe.yaml's run unless --run or --config); a directory is
-searched at any depth, and the report files under it (report.json, output.swebench_eval.jsonl) are joined by
+searched at any depth, and the report files under it (report.json, output.swebench_eval.jsonl, SWE-bench
+v1's <id>.<model>.eval.log) are joined by
 instance id (reward 1 when resolved), as are those beside a single file, or --report <file or directory>:
   mini-swe-agent  trajs/<id>/<id>.traj.json beside logs/<id>/report.json (a run's output directory),
                   or JSONL of trajectories (.jsonl, .jsonl.gz), one per line
-  swe-agent       a directory of <id>.traj files (SWE-agent's trajectories/<user>/<run>/<id>/<id>.traj)
+  swe-agent       a directory of <id>.traj files (SWE-agent's trajectories/<user>/<run>/<id>/<id>.traj), or a
+                  published run's trajs/<id>.traj beside SWE-bench v1's logs/<id>.<model>.eval.log
   openhands       output.jsonl (and .gz) of OpenHands' run_infer.py, one instance per line (its output
                   directory evaluation_outputs/outputs/<dataset>/<agent>/<model>_maxiter_<n>/), and the
                   output.critic_attempt_<n>.jsonl its iterative mode (ITERATIVE_EVAL_MODE) writes per attempt
@@ -27,9 +29,9 @@ instance id (reward 1 when resolved), as are those beside a single file, or --re
 Without a format (evotrainer import <file-or-dir> …), the layout names it: output.jsonl and
 output.critic_attempt_<n>.jsonl are openhands, <id>.traj swe-agent, <id>.traj.json mini-swe-agent
 (a directory must hold one kind), and another .jsonl file is told by its first line.
-SWE-bench results: every logs/run_evaluation/<run>/<model>/<id>/report.json under the imported
-directory or under --report, or one report file (per-instance, the run summary with resolved_ids,
-or OpenHands' output.swebench_eval.jsonl).
+SWE-bench results: every logs/run_evaluation/<run>/<model>/<id>/report.json and v1 <id>.<model>.eval.log
+under the imported directory or under --report, or one report file (per-instance, the run summary with
+resolved_ids, v1's summary results.json with resolved, or OpenHands' output.swebench_eval.jsonl).
 
 Each trajectory is named by its task and a hash of its messages (and its attempt, for OpenHands'
 attempts): importing a file again, rewritten, reordered or concatenated with others adds only

@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { AGENT_FORMATS, agentRolloutOf, openHandsAttempt, openHandsEvalResults, parseSwebenchReport, shortHash, shortHashOfPieces, TrajectoryShapeError, type AgentFormat, type SwebenchResult } from "@evotrainer/adapters";
+import { AGENT_FORMATS, agentRolloutOf, openHandsAttempt, openHandsEvalResults, parseSwebenchReport, parseSwebenchV1Log, shortHash, shortHashOfPieces, SWEBENCH_V1_LOG, swebenchV1Result, TrajectoryShapeError, type AgentFormat, type SwebenchResult } from "@evotrainer/adapters";
 import type { Rollout } from "@evotrainer/contract";
 import { MAX_LINE_BYTES, mib, readFileLines, tooLongReason } from "./file-lines.ts";
 import { trajectoryJsonPieces } from "./rollout-json.ts";
+import { withoutTrailingCommas } from "./trailing-commas.ts";
 import type { RunDirFile } from "./run-dir-source.ts";
 
 const RAW_CHARS = 2_000;
@@ -14,7 +15,9 @@ const OPENHANDS_EVAL = /\.swebench_eval\.jsonl$/;
 // The evaluation of one attempt's file evaluates that attempt alone: it is joined to that attempt's
 // rows (see openhands-attempts.ts), never to the run's by instance id.
 const ATTEMPT_EVAL = /^output\.critic_attempt_(\d+)\.swebench_eval\.jsonl$/;
-const isReportFile = (name: string) => name === REPORT_FILE || (OPENHANDS_EVAL.test(name) && !ATTEMPT_EVAL.test(name));
+// SWE-bench v1's harness writes one `<instance_id>.<model>.eval.log` per instance, the only results many
+// published runs keep (`logs/` beside `trajs/`).
+const isReportFile = (name: string) => name === REPORT_FILE || SWEBENCH_V1_LOG.test(name) || (OPENHANDS_EVAL.test(name) && !ATTEMPT_EVAL.test(name));
 
 /** SWE-bench's results by instance id, and the report files they were read from. */
 export interface SwebenchReports {
@@ -88,12 +91,20 @@ function jsonlLines(file: string): { lines: string[]; skipped: { lineNumber: num
 
 export function readSwebenchReport(file: string): Map<string, SwebenchResult> {
   if (OPENHANDS_EVAL.test(file)) return openHandsEvalResults(readWholeText(file), file);
+  if (SWEBENCH_V1_LOG.test(basename(file))) {
+    const log = parseSwebenchV1Log(readWholeText(file), file, basename(file));
+    return new Map([[log.instanceId, swebenchV1Result(log)]]);
+  }
   const text = readWholeText(file);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file}: not a JSON report (${(error as Error).message})`);
+    try {
+      json = JSON.parse(withoutTrailingCommas(text));
+    } catch {
+      throw new Error(`${file}: not a JSON report (${(error as Error).message})`);
+    }
   }
   return parseSwebenchReport(json, file, basename(dirname(file)));
 }
@@ -110,10 +121,11 @@ function readReportFiles(files: string[]): SwebenchReports {
 }
 
 /**
- * SWE-bench's results by instance id, from a report file or from every `report.json` and
- * `*.swebench_eval.jsonl` under a directory: SWE-bench writes one report per instance
+ * SWE-bench's results by instance id, from a report file or from every `report.json`,
+ * `*.swebench_eval.jsonl` and `*.eval.log` under a directory: SWE-bench writes one report per instance
  * (`logs/run_evaluation/<run>/<model>/<id>/report.json`), as mini-swe-agent's runs do beside their
- * trajectories (`logs/<id>/report.json`); OpenHands puts the harness's summary `report.json`, or its
+ * trajectories (`logs/<id>/report.json`); SWE-bench v1 wrote one log per instance
+ * (`logs/<id>.<model>.eval.log`); OpenHands puts the harness's summary `report.json`, or its
  * remote evaluation's `output.swebench_eval.jsonl`, beside `output.jsonl`.
  */
 export function readSwebenchReports(path: string): SwebenchReports {
@@ -125,7 +137,8 @@ export function readSwebenchReports(path: string): SwebenchReports {
 /**
  * The results beside imported trajectories: the report files under an imported directory; for one
  * file, those in its own directory (OpenHands' report.json or output.swebench_eval.jsonl beside
- * output.jsonl), and for mini-swe-agent's `trajs/<id>/<id>.traj.json` its run's `logs/<id>/report.json`.
+ * output.jsonl), for mini-swe-agent's `trajs/<id>/<id>.traj.json` its run's `logs/<id>/report.json`,
+ * and for a SWE-agent `trajs/<id>.traj` its run's SWE-bench v1 logs `logs/<id>.<model>.eval.log`.
  */
 export function reportsBeside(path: string): SwebenchReports | undefined {
   const beside = (): string[] => {
@@ -134,6 +147,11 @@ export function reportsBeside(path: string): SwebenchReports | undefined {
     const instance = basename(dir);
     const runLog = join(dir, "../../logs", instance, REPORT_FILE);
     if (basename(path) === `${instance}.traj.json` && basename(dirname(dir)) === "trajs" && existsSync(runLog)) files.push(runLog);
+    const v1Logs = join(dir, "../logs");
+    if (basename(dir) === "trajs" && path.endsWith(".traj") && existsSync(v1Logs)) {
+      const id = basename(path, ".traj");
+      files.push(...readdirSync(v1Logs).filter((name) => SWEBENCH_V1_LOG.exec(name)?.[1] === id).sort().map((name) => join(v1Logs, name)));
+    }
     return files;
   };
   const reports = statSync(path).isDirectory() ? readSwebenchReports(path) : readReportFiles(beside());

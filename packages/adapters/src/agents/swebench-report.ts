@@ -27,12 +27,18 @@ export function swebenchInstanceResult(body: unknown, where: string): SwebenchRe
   return { resolved, ...(isRecord(status) ? { testsStatus } : {}), fields };
 }
 
+// SWE-bench v1's run summary (`get_model_report`, a published run's `results.json`): each list names
+// the instances that reached that stage of its evaluation, in this order.
+const V1_STAGES = ["no_generation", "generated", "with_logs", "install_fail", "reset_failed", "no_apply", "applied", "test_errored", "test_timeout", "resolved"] as const;
+
 /**
  * A SWE-bench report file, by instance id. Every shape published runs hold is read: the harness's
  * per-instance `report.json` (`{"<instance_id>": {resolved, tests_status: {FAIL_TO_PASS: {success,
  * failure}, …}}}`, one or many instances), the bare entry mini-swe-agent's published runs keep as
  * `logs/<instance_id>/report.json` (`{patch_is_None, resolved, …}`, its directory naming the
- * instance: `folderInstance`), and the run summary (`{resolved_ids, unresolved_ids, empty_patch_ids, error_ids, …}`).
+ * instance: `folderInstance`), the run summary (`{resolved_ids, unresolved_ids, empty_patch_ids, error_ids, …}`), and v1's run
+ * summary (`{no_generation, generated, applied, resolved, …}`: lists of ids, each instance's `status` the
+ * last stage it reached).
  */
 export function parseSwebenchReport(json: unknown, where: string, folderInstance?: string): Map<string, SwebenchResult> {
   if (!isRecord(json)) throw new TrajectoryShapeError(`${where}: a SWE-bench report is a JSON object`);
@@ -46,6 +52,12 @@ export function parseSwebenchReport(json: unknown, where: string, folderInstance
     for (const id of names(json["resolved_ids"])) results.set(id, { resolved: true, fields: {} });
     for (const kind of ["unresolved_ids", "empty_patch_ids", "error_ids"]) {
       for (const id of names(json[kind])) results.set(id, { resolved: false, fields: { status: kind.replace(/_ids$/, "") } });
+    }
+    return results;
+  }
+  if (Array.isArray(json["resolved"])) {
+    for (const stage of V1_STAGES) {
+      for (const id of names(json[stage])) results.set(id, { resolved: stage === "resolved", fields: { status: stage } });
     }
     return results;
   }
