@@ -54,6 +54,7 @@ describe("calibrationInput", () => {
     const input = calibrationInput(result, AT);
     expect(input.power).toEqual([]);
     expect(input.gateParameters.baseHacks).toBe(true);
-    expect(roundsJudgedOf(result)).toEqual({ judged: 1, toPerson: 0, reasons: [], powerToPerson: {} });
+    // The hack is on the round and no limit judges it: the round is a person's (unlimitedValidity).
+    expect(roundsJudgedOf(result)).toEqual({ judged: 0, toPerson: 1, reasons: [expect.stringMatching(/^validity label hardcoded_output is on this round's rollouts/)], powerToPerson: {} });
   });
 });
