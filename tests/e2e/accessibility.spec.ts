@@ -1,7 +1,13 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { createLocalUser } from "@evotrainer/api";
 import { createDatabase } from "@evotrainer/db";
-import { seedDashboard } from "../support/dashboard-seed.ts";
+import { runCli } from "../support/cli.ts";
+import { SEED_PASSWORD, seedDashboard } from "../support/dashboard-seed.ts";
 import { signIn } from "./sign-in.ts";
 
 // axe-core on the main pages: nothing serious or critical for a keyboard or screen-reader user.
@@ -52,6 +58,55 @@ for (const [name, path, ready] of PAGES) {
     await expectNoSeriousViolations(page, name);
   });
 }
+
+// An imported SWE branch: real mini-swe-agent trajectories, whose long tool outputs scroll inside their blocks.
+test.describe("an imported SWE branch", () => {
+  let imported: { runId: string; branchId: string; email: string; flagged: string };
+
+  test.beforeAll(async () => {
+    const lines = gunzipSync(readFileSync("tests/fixtures/real/mini-swe-agent-gemini-3-pro-dev150.jsonl.gz")).toString("utf8").trim().split("\n");
+    const file = join(mkdtempSync(join(tmpdir(), "evo-e2e-a11y-")), `swe-${Date.now()}.jsonl`);
+    writeFileSync(file, `${lines.slice(0, 20).join("\n")}\n`);
+    const cli = await runCli(["import", "mini-swe-agent", file, "--json"], { DATABASE_URL: process.env.DATABASE_URL! });
+    expect(cli.code, cli.stderr).toBe(0);
+    const { runId, branchId } = JSON.parse(cli.stdout) as { runId: string; branchId: string };
+    const label = await db.rolloutLabel.findFirstOrThrow({ where: { branchId }, select: { rolloutId: true } });
+    const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    const email = `a11y-swe-${Date.now()}@example.test`;
+    await createLocalUser(db, { email, name: "SWE approver", password: SEED_PASSWORD, organizationId: run.organizationId, role: "approver" });
+    imported = { runId, branchId, email, flagged: String(label.rolloutId) };
+  });
+
+  test("its review queue", async ({ page }) => {
+    test.setTimeout(180_000);
+    await signIn(page, imported.email);
+    await page.goto(`/runs/${imported.runId}/review`);
+    await expect(page.getByTestId("review-question").locator(".trajectory")).toBeVisible();
+    await expectNoSeriousViolations(page, "swe-review-queue");
+  });
+
+  test("its rollouts table, a trajectory open", async ({ page }) => {
+    test.setTimeout(180_000);
+    await signIn(page, imported.email);
+    await page.goto(`/runs/${imported.runId}/branches/${imported.branchId}/rollouts?r=${imported.flagged}`);
+    await expect(page.getByTestId("rollout-row").first()).toBeVisible();
+    await expect(page.getByTestId("rollout-detail").locator(".trajectory")).toBeVisible();
+    await expectNoSeriousViolations(page, "swe-rollouts");
+  });
+
+  test("a tool output too long for its block is reached and scrolled from the keyboard", async ({ page }) => {
+    await signIn(page, imported.email);
+    await page.goto(`/runs/${imported.runId}/branches/${imported.branchId}/rollouts?r=${imported.flagged}`);
+    const detail = page.getByTestId("rollout-detail");
+    await expect(detail.locator(".trajectory")).toBeVisible();
+    const block = detail.locator(".trajectory").getByRole("region").first();
+    await expect(block).toHaveAccessibleName(/^Turn \d+/);
+    await block.focus();
+    await expect(block).toBeFocused();
+    await page.keyboard.press("PageDown");
+    await expect.poll(() => block.evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
+  });
+});
 
 test("the rollout table is a table, and its scroll region is reached from the keyboard", async ({ page }) => {
   await signIn(page, seed.users.viewer.email);

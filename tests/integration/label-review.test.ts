@@ -136,6 +136,39 @@ describe("label review", () => {
     expect(text.stdout).toMatch(/truncated · precision 0\.92 \[0\.\d\d, 0\.\d\d\] · 12 reviewed · recall 0\.87/);
   }, 600_000);
 
+  it("shows an imported missed review in labels quality: kept beside recall, not estimated from, and a label no detector has apart", async () => {
+    const quality = () => {
+      const out = cli("labels", "quality", b.run.id, "--json");
+      expect(out.status, out.stderr).toBe(0);
+      return JSON.parse(out.stdout) as { detectors: { label: string; missedOutsideSample: number; recallReviewed: number }[]; unmeasured: { label: string; reviews: number; missed: number }[] };
+    };
+    const before = quality().detectors.find((d) => d.label === "truncated")!;
+    const reviewedRollouts = (await db.review.findMany({ where: { runId: b.run.id, label: "truncated" }, select: { rolloutId: true } })).map((r) => r.rolloutId);
+    const unflagged = await db.rollout.findFirstOrThrow({ where: { branchId: b.branches.v2.id, split: { not: "sealed" }, id: { notIn: reviewedRollouts }, labels: { none: { label: "truncated" } } }, select: { uid: true, branch: { select: { version: true } } } });
+    const file = join(dir, "missed.jsonl");
+    writeFileSync(
+      file,
+      [
+        { rolloutUid: unflagged.uid, branch: unflagged.branch.version, detector: "truncated", verdict: "missed", reviewer: "Ada", note: "stops mid-word" },
+        { rolloutUid: unflagged.uid, branch: unflagged.branch.version, detector: "off_topic", verdict: "missed", reviewer: "Ada" },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n") + "\n",
+    );
+    const imported = cli("labels", "import", file, "--run", b.run.id);
+    expect(imported.status, imported.stderr).toBe(0);
+
+    const after = quality();
+    const truncated = after.detectors.find((d) => d.label === "truncated")!;
+    expect(truncated.missedOutsideSample).toBe(before.missedOutsideSample + 1);
+    expect(truncated.recallReviewed).toBe(before.recallReviewed);
+    expect(after.unmeasured).toEqual([{ label: "off_topic", reviews: 1, missed: 1 }]);
+    const text = cli("labels", "quality", b.run.id);
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^truncated · .* · ${truncated.missedOutsideSample} missed outside the queue's sample \\(imported or added by hand; no sampling weight, so not in recall\\)`, "m"));
+    expect(text.stdout).toMatch(/^off_topic · 1 reviews kept \(1 missed\), not measured: no detector of harness v\d+ has this label$/m);
+  }, 300_000);
+
   it("refuses a whole truth file when a line names a rollout the run does not have, naming the line", async () => {
     const file = join(dir, "bad.jsonl");
     writeFileSync(file, `${JSON.stringify({ rolloutUid: "v1-1", detector: "truncated", verdict: "confirmed", reviewer: "x" })}\n${JSON.stringify({ rolloutUid: "nope", detector: "truncated", verdict: "confirmed", reviewer: "x" })}\n`);

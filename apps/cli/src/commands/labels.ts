@@ -57,10 +57,13 @@ export function qualityLines(quality: Quality): string[] {
     ...quality.detectors.map((q) => {
       const precision = q.precision === null ? "not reviewed" : `precision ${two(q.precision)} [${two(q.precisionInterval![0])}, ${two(q.precisionInterval![1])}] · ${q.reviewed} reviewed`;
       const recall = q.recall === null ? "recall unknown" : `recall ${two(q.recall.recall)} [${two(q.recall.interval[0])}, ${two(q.recall.interval[1])}] from ${q.recallReviewed} unflagged`;
+      // Misses from a truth file or added by hand were not drawn at random: kept and named, not estimated from.
+      const outside = q.missedOutsideSample > 0 ? ` · ${q.missedOutsideSample} missed outside the queue's sample (imported or added by hand; no sampling weight, so not in recall)` : "";
       const i = q.informativeness;
       const separates = i.separates === "none" ? "does not separate failure from success" : `marks ${i.separates}`;
-      return `${q.label}${q.detector.validity ? " (validity)" : ""} · ${precision} · ${recall} · flags ${two(i.failedRate)} of failed vs ${two(i.succeededRate)} of successful (Δ ${two(i.difference)} [${two(i.interval[0])}, ${two(i.interval[1])}]): ${separates}`;
+      return `${q.label}${q.detector.validity ? " (validity)" : ""} · ${precision} · ${recall}${outside} · flags ${two(i.failedRate)} of failed vs ${two(i.succeededRate)} of successful (Δ ${two(i.difference)} [${two(i.interval[0])}, ${two(i.interval[1])}]): ${separates}`;
     }),
+    ...quality.unmeasured.map((u) => `${u.label} · ${u.reviews} reviews kept (${u.missed} missed), not measured: no detector of harness v${quality.harness!.version} has this label`),
   ];
 }
 

@@ -32,6 +32,11 @@ export interface DetectorQuality {
   /** Reviewed unflagged rollouts from the queue's sample. */
   recallReviewed: number;
   recall: RecallEstimate | null;
+  /**
+   * Misses found outside the queue's sample (a truth file's, or added by hand on an opened rollout):
+   * kept and shown, but not in recall, which only a probability sample estimates without bias.
+   */
+  missedOutsideSample: number;
   informativeness: Informativeness;
 }
 
@@ -54,6 +59,7 @@ export function detectorQuality(input: DetectorQualityInput): DetectorQuality {
     precisionInterval: flaggedReviews.length > 0 ? wilson(confirmed, flaggedReviews.length) : null,
     recallReviewed: sample.length,
     recall: estimateRecall({ flagged: input.flagged, confirmed, rejected, unflagged: input.unflagged, sample }),
+    missedOutsideSample: input.reviews.filter((r) => !r.flagged && r.weight === null && r.verdict === "missed").length,
     informativeness: informativeness(input.outcomes),
   };
 }

@@ -154,6 +154,7 @@ describe("detectorQuality", () => {
     expect(q.recallReviewed).toBe(11);
     expect(q.recall!.missed).toBeCloseTo(5, 9);
     expect(q.recall!.recall).toBeCloseTo(42 / 47, 9);
+    expect(q.missedOutsideSample).toBe(1);
     expect(q.informativeness.separates).toBe("failures");
     expect(qualityText(q.label, q.reviewed, q.confirmed)).toBe("tool_error · precision 0.93 [0.79, 0.98] · 30 reviewed");
   });
@@ -162,6 +163,7 @@ describe("detectorQuality", () => {
     const q = detectorQuality({ detectorId: "d", label: "truncated", flagged: 3, unflagged: 97, reviews: [], outcomes });
     expect(q.precision).toBeNull();
     expect(q.recall).toBeNull();
+    expect(q.missedOutsideSample).toBe(0);
     expect(qualityText(q.label, q.reviewed, q.confirmed)).toBe("truncated · not reviewed");
     expect([reviewVerdict(true, true), reviewVerdict(true, false), reviewVerdict(false, true), reviewVerdict(false, false)]).toEqual(["confirmed", "rejected", "missed", "rejected"]);
   });

@@ -89,18 +89,45 @@ async function reviewFactsOf(db: Tx, runId: string, detectorIds: string[]): Prom
   return facts;
 }
 
+/** Reviews kept for a label that no detector of the harness version measures. */
+export interface UnmeasuredLabelReviews {
+  label: string;
+  reviews: number;
+  missed: number;
+}
+
+/**
+ * The run's reviews of labels outside the harness version's detectors (a truth file may name any
+ * label, and an older version's detector may have left them): kept, counted here, measured nowhere.
+ */
+async function unmeasuredReviewsOf(db: Tx, runId: string, detectorIds: string[]): Promise<UnmeasuredLabelReviews[]> {
+  const rows = await db.review.groupBy({ by: ["label", "verdict"], where: { runId, OR: [{ detectorId: null }, { detectorId: { notIn: detectorIds } }] }, _count: { _all: true } });
+  const byLabel = new Map<string, UnmeasuredLabelReviews>();
+  for (const r of rows) {
+    const c = byLabel.get(r.label) ?? byLabel.set(r.label, { label: r.label, reviews: 0, missed: 0 }).get(r.label)!;
+    c.reviews += r._count._all;
+    if (r.verdict === "missed") c.missed += r._count._all;
+  }
+  return [...byLabel.values()].sort((a, b) => a.label.localeCompare(b.label));
+}
+
 /** Quality of each detector of the harness version, from the run's reviews and rollouts. */
 export async function runLabelQuality(
   db: Tx,
   runId: string,
   harnessVersionId?: string,
-): Promise<{ harness: { id: string; version: number } | null; detectors: (DetectorQuality & { detector: ReviewedDetector; branches: BranchFiring[] })[] }> {
+): Promise<{
+  harness: { id: string; version: number } | null;
+  detectors: (DetectorQuality & { detector: ReviewedDetector; branches: BranchFiring[] })[];
+  unmeasured: UnmeasuredLabelReviews[];
+}> {
   const harness = await reviewHarness(db, runId, harnessVersionId);
-  if (!harness) return { harness: null, detectors: [] };
+  if (!harness) return { harness: null, detectors: [], unmeasured: [] };
   const ids = harness.detectors.map((d) => d.id);
-  const [outcomes, reviews] = await Promise.all([outcomesOf(db, runId, ids, harness.successThreshold), reviewFactsOf(db, runId, ids)]);
+  const [outcomes, reviews, unmeasured] = await Promise.all([outcomesOf(db, runId, ids, harness.successThreshold), reviewFactsOf(db, runId, ids), unmeasuredReviewsOf(db, runId, ids)]);
   return {
     harness: { id: harness.id, version: harness.version },
+    unmeasured,
     detectors: harness.detectors.map((d) => {
       const o = outcomes.runCounts.get(d.id)!;
       const flagged = o.flaggedFailed + o.flaggedSucceeded;

@@ -5,6 +5,7 @@ import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
 import { fmtDollars, fmtNumber, fmtScore, fmtTime, fmtTokens } from "../format";
 import { QueryState } from "../query-state";
+import { ScrollBlock } from "../scroll-block";
 import { StatusBadge } from "../status-badge";
 import { DecisionPanel } from "./decision-panel";
 import { BacktestPanel } from "./backtest-panel";
@@ -168,7 +169,11 @@ function Body({ b, basePath, readOnly }: { b: Branch; basePath: string; readOnly
                 )}
               </p>
               {j.message && <p className="muted">{j.message}</p>}
-              {j.logTail && <pre className="log">{j.logTail}</pre>}
+              {j.logTail && (
+                <ScrollBlock name={`Log of job ${j.id}`} className="log">
+                  {j.logTail}
+                </ScrollBlock>
+              )}
             </div>
           ))
         )}

@@ -7,6 +7,7 @@ import { useTRPC } from "~/trpc/react";
 import { recipeDifferences } from "../branch/recipe-diff";
 import { branchPath, fmtDelta, fmtScore } from "../format";
 import { QueryState } from "../query-state";
+import { ScrollBlock } from "../scroll-block";
 import { TaskHistory } from "../rollouts/task-history";
 import { MetricCharts } from "../run/metric-charts";
 import { StatusBadge } from "../status-badge";
@@ -156,7 +157,7 @@ function Tasks({ data, basePath, runId }: { data: Compared; basePath: string; ru
                       <span className="muted">no rollout of this task</span>
                     )}
                   </p>
-                  {r && (r.response ? <pre className="text-block">{r.response}</pre> : <p className="muted">{r.turns > 1 ? `${r.turns} turns: open the rollout to read them.` : "Text not kept for this rollout."}</p>)}
+                  {r && (r.response ? <ScrollBlock name={`Response of ${name(b)} to ${t.taskId}`}>{r.response}</ScrollBlock> : <p className="muted">{r.turns > 1 ? `${r.turns} turns: open the rollout to read them.` : "Text not kept for this rollout."}</p>)}
                 </div>
               );
             })}

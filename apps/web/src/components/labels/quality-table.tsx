@@ -39,7 +39,14 @@ export function QualityTable({ runId, harnessVersionId }: { runId: string; harne
                 </td>
                 <td>{q.reviewed}</td>
                 <td>{q.precision === null ? "not reviewed" : `${two(q.precision)} ${interval(q.precisionInterval!)}`}</td>
-                <td>{q.recall === null ? `unknown (${q.recallReviewed} unflagged reviewed)` : `${two(q.recall.recall)} ${interval(q.recall.interval)} from ${q.recallReviewed} unflagged`}</td>
+                <td>
+                  {q.recall === null ? `unknown (${q.recallReviewed} unflagged reviewed)` : `${two(q.recall.recall)} ${interval(q.recall.interval)} from ${q.recallReviewed} unflagged`}
+                  {q.missedOutsideSample > 0 && (
+                    <div className="muted" data-testid="missed-outside-sample">
+                      {q.missedOutsideSample} missed outside the queue&apos;s sample (imported or added by hand; no sampling weight, so not in recall)
+                    </div>
+                  )}
+                </td>
                 <td>
                   {pct(q.informativeness.failedRate)} / {pct(q.informativeness.succeededRate)}
                 </td>
@@ -57,6 +64,14 @@ export function QualityTable({ runId, harnessVersionId }: { runId: string; harne
                           v{b.version}: {pct(b.flagged / b.rollouts)} of {b.rollouts}, {separatesText(b.informativeness.separates)}
                         </div>
                       ))}
+                </td>
+              </tr>
+            ))}
+            {quality.data!.unmeasured.map((u) => (
+              <tr key={u.label} data-testid="unmeasured-row">
+                <td>{u.label}</td>
+                <td colSpan={7} className="muted">
+                  {u.reviews} reviews kept ({u.missed} missed), not measured: no detector of this harness version has this label
                 </td>
               </tr>
             ))}

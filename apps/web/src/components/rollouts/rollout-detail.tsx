@@ -9,6 +9,7 @@ import { KeyValues } from "../key-values";
 import { LabelChip } from "../labels/label-chip";
 import { useReviewKeys } from "../labels/use-review-keys";
 import { QueryState } from "../query-state";
+import { ScrollBlock } from "../scroll-block";
 import { evidenceSummary } from "./evidence-summary";
 import { HighlightedText } from "./highlighted-text";
 import { TaskHistory } from "./task-history";
@@ -47,7 +48,7 @@ function Compare({ rolloutId, runId, branchId }: { rolloutId: string; runId: str
                     <p className="muted">
                       v{compare.data!.version} · step {r.step} · sample {r.sample} · reward {fmtScore(r.reward)} {r.labels.map((l) => l.label).join(", ")}
                     </p>
-                    {r.response ? <pre className="text-block">{r.response}</pre> : r.trajectory ? <TrajectoryView trajectory={r.trajectory} /> : <p className="muted">Text not kept.</p>}
+                    {r.response ? <ScrollBlock name={`Response of v${compare.data!.version}, sample ${r.sample}`}>{r.response}</ScrollBlock> : r.trajectory ? <TrajectoryView trajectory={r.trajectory} /> : <p className="muted">Text not kept.</p>}
                   </div>
                 ))}
               </div>
@@ -226,12 +227,12 @@ export function RolloutText({ r, labels }: { r: Pick<RolloutData, "prompt" | "re
   return (
     <>
       <h4>Prompt</h4>
-      {r.prompt ? <HighlightedText text={r.prompt} labels={labels} /> : <p className="muted">Text not kept for this rollout.</p>}
+      {r.prompt ? <HighlightedText name="Prompt" text={r.prompt} labels={labels} /> : <p className="muted">Text not kept for this rollout.</p>}
       <h4>{r.trajectory ? "Trajectory" : "Response"}</h4>
       {r.trajectory ? (
         <TrajectoryView trajectory={r.trajectory} labels={labels} />
       ) : r.response ? (
-        <HighlightedText text={r.response} labels={labels} />
+        <HighlightedText name="Response" text={r.response} labels={labels} />
       ) : (
         <p className="muted">Text not kept for this rollout.</p>
       )}

@@ -6,6 +6,7 @@ import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
 import { fmtDollars, fmtTime, fmtTokens } from "../format";
 import { QueryState } from "../query-state";
+import { ScrollBlock } from "../scroll-block";
 
 type Calls = RouterOutputs["run"]["llmCalls"];
 
@@ -31,15 +32,15 @@ function CallDetail({ runId, eventId }: { runId: string; eventId: string }) {
             )}
             {c.error && <p className="error">{c.error}</p>}
             <h4>System prompt ({c.promptVersion})</h4>
-            <pre className="text-block">{c.request?.system}</pre>
+            <ScrollBlock name="System prompt">{c.request?.system}</ScrollBlock>
             {c.request?.messages.map((m, i) => (
               <div key={i}>
                 <h4>{m.role}</h4>
-                <pre className="text-block">{m.content}</pre>
+                <ScrollBlock name={`Message ${i + 1}, ${m.role}`}>{m.content}</ScrollBlock>
               </div>
             ))}
             <h4>Answer</h4>
-            <pre className="text-block">{c.response?.object !== undefined ? JSON.stringify(c.response.object, null, 2) : (c.response?.text ?? "(none)")}</pre>
+            <ScrollBlock name="Answer">{c.response?.object !== undefined ? JSON.stringify(c.response.object, null, 2) : (c.response?.text ?? "(none)")}</ScrollBlock>
           </div>
         );
       }}
