@@ -107,6 +107,8 @@ export async function startSlurm(): Promise<Slurm> {
       // Ended jobs stay visible to `scontrol show job` this long: longer than a test file runs.
       "MinJobAge=600",
       "SlurmctldTimeout=30",
+      // A client's wait for an answer; with the default 10 s, a command against a stopped controller takes 18 s to give up.
+      "MessageTimeout=3",
       "SlurmdTimeout=30",
       "InactiveLimit=0",
       // A cancelled or timed-out job gets 5 s between SIGTERM and SIGKILL; no grace past its limit.
