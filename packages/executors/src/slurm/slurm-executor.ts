@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { isControllerUnreachable, isUnknownJob, parseScontrolJob, slurmOutcome, type SlurmOutcome } from "@evotrainer/core";
+import { isControllerUnreachable, isUnknownJob, parseScontrolJob, parseSinfo, SINFO_FORMAT, slurmOutcome, type SinfoRow, type SlurmOutcome } from "@evotrainer/core";
 import { statusSchema, type Status } from "@evotrainer/contract";
 import { classifyEndedJob, LOG_TAIL_BYTES } from "../ended-job.ts";
 import type { Executor, JobHandle, JobObservation, JobTimes, LaunchSpec, ProbeResult, ProbeSpec, RemoteFile } from "../executor.ts";
@@ -287,6 +287,12 @@ export class SlurmExecutor implements Executor {
     } finally {
       await this.login.exec(`rm -rf -- ${shellQuote(dir)}`).catch(() => {});
     }
+  }
+
+  /** The cluster's partition (or every partition, without one configured) as sinfo shows it. */
+  async partitions(): Promise<SinfoRow[]> {
+    const only = this.cluster.partition ? ` --partition=${this.cluster.partition}` : "";
+    return parseSinfo(await this.#mustExec(`sinfo -h -o ${shellQuote(SINFO_FORMAT)}${only}`, "list its partitions with sinfo"));
   }
 
   close(): Promise<void> {
