@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isControllerUnreachable, isUnknownJob, parseScontrolJob } from "./scontrol-job.ts";
-import { slurmOutcome } from "./slurm-outcome.ts";
+import { slurmJobEnded, slurmOutcome } from "./slurm-outcome.ts";
 import { parseSinfo } from "./sinfo-partitions.ts";
 
 // Lines captured from the real Slurm 22.05 that tests/support/slurm.ts starts; the file says how each was made.
@@ -57,6 +57,14 @@ describe("slurmOutcome on real scontrol output", () => {
 
   it("a node that failed under a job that may not be requeued is an infrastructure end naming the node", () => {
     expect(slurmOutcome(job("node-fail"))).toEqual({ kind: "infrastructure", cause: "node_fail", detail: "a node failed under it (NodeDown) on vm" });
+  });
+});
+
+describe("slurmJobEnded", () => {
+  it("is true once no script of the job runs or will run; a requeue passing through COMPLETING is not an end", () => {
+    expect(["completed", "failed", "cancelled", "timeout", "node-fail"].map((name) => slurmJobEnded(job(name)))).toEqual([true, true, true, true, true]);
+    expect(["pending", "running", "requeued", "requeued-node-down"].map((name) => slurmJobEnded(job(name)))).toEqual([false, false, false, false]);
+    expect(slurmJobEnded({ ...job("requeued"), JobState: "COMPLETING" })).toBe(false);
   });
 });
 

@@ -22,6 +22,15 @@ export type SlurmOutcome =
 const PENDING = new Set(["PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD"]);
 const RUNNING = new Set(["RUNNING", "COMPLETING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT", "RESIZING"]);
 
+/**
+ * Whether Slurm is done with the job: no batch script of it runs or will run. A job being requeued
+ * passes through COMPLETING on its way back to PENDING: it is not done.
+ */
+export function slurmJobEnded(job: ScontrolJob): boolean {
+  const base = (job.JobState ?? "").split(/[\s+]/)[0]!;
+  return base !== "" && !PENDING.has(base) && !RUNNING.has(base);
+}
+
 /** `ExitCode=3:0`: the batch script's exit code and the signal that ended it (0 for none). */
 function exitOf(job: ScontrolJob): { exitCode: number; signal: number | null } {
   const match = /^(\d+):(\d+)$/.exec(job.ExitCode ?? "");

@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { isControllerUnreachable, isUnknownJob, parseScontrolJob, parseSinfo, SINFO_FORMAT, slurmOutcome, type SinfoRow, type SlurmOutcome } from "@evotrainer/core";
+import { isControllerUnreachable, isUnknownJob, parseScontrolJob, parseSinfo, SINFO_FORMAT, slurmJobEnded, slurmOutcome, type SinfoRow, type SlurmOutcome } from "@evotrainer/core";
 import { statusSchema, type Status } from "@evotrainer/contract";
 import { classifyEndedJob, LOG_TAIL_BYTES } from "../ended-job.ts";
 import type { Executor, JobHandle, JobObservation, JobTimes, LaunchSpec, ProbeResult, ProbeSpec, RemoteFile } from "../executor.ts";
@@ -189,7 +189,7 @@ export class SlurmExecutor implements Executor {
         return failed({ exitCode: null, failureClass: "oom", retriable: false, message: `${where} ran out of its memory allocation and Slurm ended it (OUT_OF_MEMORY): ask for more with --mem in the cluster's extraSbatch` });
       case "infrastructure":
         // Slurm would run a requeued job again on its own, beside the retry: it is cancelled first.
-        if (outcome.cause === "requeued") await this.login.exec(`scancel ${slurmId}`);
+        if (outcome.cause === "requeued") await this.#scancelUntilEnded(slurmId);
         return failed({ exitCode: null, failureClass: outcome.cause === "preempted" || outcome.cause === "requeued" ? "preempted" : "node_lost", retriable: true, message: `${where} was ${outcome.detail}: an infrastructure failure, retried` });
     }
   }
@@ -251,16 +251,24 @@ export class SlurmExecutor implements Executor {
   async cancel(handle: JobHandle): Promise<void> {
     const slurmId = slurmIdOf(handle);
     await this.login.writeFile(posix.join(handle.workDir, jobFiles.cancelled), slurmId);
-    await this.#mustExec(`scancel ${slurmId}`, `cancel Slurm job ${slurmId}`);
+    await this.#scancelUntilEnded(slurmId);
+  }
+
+  /**
+   * scancel until Slurm is done with the job. It is sent again at each look: a job being requeued
+   * ignores it while COMPLETING and would otherwise wait in the queue, to run again unseen.
+   */
+  async #scancelUntilEnded(slurmId: string): Promise<void> {
     const deadline = Date.now() + this.#cancelWaitMs;
     while (Date.now() < deadline) {
+      await this.#mustExec(`scancel ${slurmId}`, `cancel Slurm job ${slurmId}`);
       const { code, stdout, stderr } = await this.login.exec(`scontrol show job -o ${slurmId}`);
       const job = code === 0 ? parseScontrolJob(stdout) : null;
-      if ((code !== 0 && isUnknownJob(stderr)) || (job && !["running", "pending"].includes(slurmOutcome(job).kind))) return;
+      if ((code !== 0 && isUnknownJob(stderr)) || (job && slurmJobEnded(job))) return;
       if (code !== 0 && !isControllerUnreachable(stderr)) throw new Error(`${this.description}: scontrol show job ${slurmId} failed (exit ${code}): ${stderr.trim()}`);
       await sleep(200);
     }
-    throw new Error(`${this.description}: Slurm job ${slurmId} was still running ${Math.round(this.#cancelWaitMs / 1000)} s after scancel`);
+    throw new Error(`${this.description}: Slurm job ${slurmId} was still queued or running ${Math.round(this.#cancelWaitMs / 1000)} s after scancel`);
   }
 
   /**
