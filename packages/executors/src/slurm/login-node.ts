@@ -40,19 +40,25 @@ export function localLogin(env: Record<string, string | undefined> = process.env
     description: "this machine (the cluster's login node)",
     exec: (script, input = {}) =>
       new Promise((resolve, reject) => {
-        const child = spawn("sh", ["-c", script], { env: passed, stdio: ["pipe", "pipe", "pipe"] });
+        const child = spawn("sh", ["-c", script], { env: passed, stdio: [input.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
         const stdout: Buffer[] = [];
         const stderr: Buffer[] = [];
         const timer = input.timeoutMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), input.timeoutMs);
-        child.stdout.on("data", (data: Buffer) => stdout.push(data));
-        child.stderr.on("data", (data: Buffer) => stderr.push(data));
+        child.stdout!.on("data", (data: Buffer) => stdout.push(data));
+        child.stderr!.on("data", (data: Buffer) => stderr.push(data));
         child.on("error", reject);
         child.on("close", (code, signal) => {
           clearTimeout(timer);
           if (code === null) return reject(new Error(`the command was killed by ${signal}${input.timeoutMs !== undefined ? ` (limit ${Math.round(input.timeoutMs / 1000)} s)` : ""}`));
           resolve({ code, stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8") });
         });
-        child.stdin.end(input.stdin ?? "");
+        if (input.stdin !== undefined) {
+          // A command that exits without reading its input closes the pipe under the write: that is its answer, not an error.
+          child.stdin!.on("error", (error: NodeJS.ErrnoException) => {
+            if (error.code !== "EPIPE") reject(error);
+          });
+          child.stdin!.end(input.stdin);
+        }
       }),
     readText: (path) => readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? null : Promise.reject(error))),
     exists: (path) => stat(path).then(() => true, (error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? false : Promise.reject(error))),
