@@ -78,9 +78,10 @@ function sshdDescendants(root: number): number[] {
 
 /**
  * A real OpenSSH server on 127.0.0.1 with a throwaway host key, accepting one throwaway client key,
- * for tests of code that talks SSH. Runs as the current user (root in CI).
+ * for tests of code that talks SSH. Runs as the current user (root in CI). `setEnv` is given to every
+ * session (sshd's SetEnv).
  */
-export async function startSshd(): Promise<Sshd> {
+export async function startSshd(options: { setEnv?: Record<string, string> } = {}): Promise<Sshd> {
   if (!existsSync(SSHD)) throw new Error(`${SSHD} is missing: install OpenSSH's server with \`apt-get install -y openssh-server\``);
   const dir = mkdtempSync(join(tmpdir(), "evo-sshd-"));
   const keygen = (file: string) => execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "evo-test", "-f", join(dir, file)]);
@@ -103,6 +104,8 @@ export async function startSshd(): Promise<Sshd> {
       `PidFile ${join(dir, "sshd.pid")}`,
       "PermitRootLogin prohibit-password",
       "Subsystem sftp internal-sftp",
+      // Variables every session gets, as a login node's profile would set them.
+      ...Object.entries(options.setEnv ?? {}).map(([name, value]) => `SetEnv ${name}=${value}`),
       "",
     ].join("\n"),
   );

@@ -3,8 +3,8 @@ import { kubernetesPoolSchema, localWeightsPlace, volumeWeightsPlace, type SshEx
 
 /**
  * Where `evotrainer gc` reaches a job's directory from the machine it runs on: this disk, a
- * Kubernetes pool's volume where it is mounted here (as on the worker's machine), or the SSH node,
- * one connection per node with the key its configuration names. Close it when done.
+ * Kubernetes pool's volume where it is mounted here (as on the worker's machine), or the SSH node
+ * (or a Slurm cluster's login node), one connection per node with the key its configuration names. Close it when done.
  */
 export class WeightsPlaces {
   private readonly ssh = new Map<string, Promise<SshExecutor>>();
@@ -21,6 +21,9 @@ export class WeightsPlaces {
     const node = await this.db.gpuNode.findUnique({ where: { id: nodeId } });
     if (!node) throw new Error(`the node or pool job ${job.jobId} ran on is no longer configured`);
     if (node.executor === "kubernetes") return volumeWeightsPlace(kubernetesPoolSchema.parse(node.pool), job.outputUri);
+    // A Slurm cluster's job root is on its shared filesystem: here when its login is this machine,
+    // otherwise on its login node, reached as an SSH node's directory is.
+    if (node.executor === "slurm" && !node.host) return localWeightsPlace(job.outputUri);
     let executor = this.ssh.get(nodeId);
     if (!executor) {
       executor = Promise.all([sshPrivateKeyOf(node, this.env), import("@evotrainer/executors/ssh-executor")]).then(

@@ -21,6 +21,7 @@ import { verdict } from "./loop/verdict.ts";
 import { controlStep } from "./loop/control-run.ts";
 import { retainWeightsOfEndedRuns } from "./loop/retention-sweep.ts";
 import { reconcile } from "./loop/reconcile.ts";
+import { sweepSlurmPartitions } from "./loop/slurm-partitions.ts";
 import { deliver } from "./notify/deliver.ts";
 import { relayNotifications } from "./notify/relay.ts";
 import { WorkerRegistry } from "./registry.ts";
@@ -102,6 +103,7 @@ export async function startWorkerApp(
         ...(await reconcile(db, producer)),
         notifications: await relayNotifications(db, producer),
         search: await sweepSearch(db, producer),
+        slurmClusters: await sweepSlurmPartitions(db, deps.executors, log),
         retainedBytesFreed: env.EVO_RETENTION === "after-run" ? await retainWeightsOfEndedRuns(db, (job) => deps.executors.weightsPlace(job), log) : 0,
       })),
     1,

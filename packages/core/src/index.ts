@@ -131,3 +131,6 @@ export {
 } from "./label-quality/label-quality-gate.ts";
 export { observeService, isServiceUnavailable, serviceAddress, serverAddress, type ServiceName, type ServiceState, type ServiceObservation, type OutagePlan } from "./services/service-outage.ts";
 export { ServiceStatus } from "./services/service-status.ts";
+export { parseScontrolJob, isUnknownJob, isControllerUnreachable, type ScontrolJob } from "./slurm/scontrol-job.ts";
+export { slurmJobEnded, slurmOutcome, type SlurmOutcome, type SlurmInfrastructureCause } from "./slurm/slurm-outcome.ts";
+export { parseSinfo, SINFO_FORMAT, type SinfoRow } from "./slurm/sinfo-partitions.ts";

@@ -48,8 +48,8 @@ export const runConfigSchema = z.strictObject({
     branches: z.number().int().min(1),
     rounds: z.number().int().min(1),
   }),
-  // Where jobs run (this machine, GPU nodes over SSH, a Kubernetes pool) and which trainer runs them.
-  executor: z.enum(["local", "ssh", "kubernetes"]).default("local"),
+  // Where jobs run (this machine, GPU nodes over SSH, a Kubernetes pool, a Slurm cluster) and which trainer runs them.
+  executor: z.enum(["local", "ssh", "kubernetes", "slurm"]).default("local"),
   adapter: adapterNameSchema.default("gym"),
   // The adapter's own settings (dataset, reward functions, trainer arguments), checked against its
   // schema below and handed to every job as \`job.adapter\`.
@@ -61,6 +61,8 @@ export const runConfigSchema = z.strictObject({
       nodeLabels: z.record(z.string(), z.string()).default({}),
       // Kubernetes: the node pool (from the compute config) the run's Jobs go to.
       pool: z.string().min(1).optional(),
+      // Slurm: the cluster (from the compute config) whose scheduler takes the run's jobs.
+      cluster: z.string().min(1).optional(),
     })
     .default({ gpusPerJob: 1, nodeLabels: {} }),
   seed: z.number().int().nonnegative().default(0),

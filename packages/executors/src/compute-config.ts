@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { kubernetesPoolSchema } from "./kubernetes/kubernetes-pool.ts";
+import { slurmClusterSchema } from "./slurm/slurm-cluster.ts";
 
 /** One GPU node reached over SSH, as written in the compute config (`evotrainer nodes sync compute.yaml`). */
 export const sshNodeConfigSchema = z.strictObject({
@@ -25,5 +26,7 @@ export const computeConfigSchema = z.strictObject({
   nodes: z.array(sshNodeConfigSchema).default([]),
   // Kubernetes node pools a run picks with `executor: kubernetes` and `resources.pool`; the cluster is the worker's KUBECONFIG.
   pools: z.array(kubernetesPoolSchema).default([]),
+  // Slurm clusters a run picks with `executor: slurm` and `resources.cluster`; their scheduler places the jobs.
+  clusters: z.array(slurmClusterSchema).default([]),
 });
 export type ComputeConfig = z.infer<typeof computeConfigSchema>;

@@ -20,7 +20,7 @@ export interface LaunchSpec {
 
 /** Where a launched job can be found again, also after a restart of the control plane. */
 export interface JobHandle {
-  executor: "local" | "ssh" | "kubernetes";
+  executor: "local" | "ssh" | "kubernetes" | "slurm";
   /** pid, Kubernetes Job name, … */
   externalId: string;
   /** The job's directory on the machine that runs it; the contract's output dir is `${workDir}/output`. */

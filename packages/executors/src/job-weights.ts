@@ -56,7 +56,7 @@ export interface WeightsJob {
   branchId: string;
   branchVersion: number;
   jobId: string;
-  executor: "local" | "ssh" | "kubernetes";
+  executor: "local" | "ssh" | "kubernetes" | "slurm";
   /** The job's directory on the machine that ran it (its Job row's outputUri). */
   outputUri: string;
   nodeId: string | null;

@@ -12,6 +12,20 @@ describe("the compute config", () => {
       ["gpu-h100-1", "env", 22],
       ["gpu-l4-spare", "store", 22],
     ]);
+    expect(config.clusters).toEqual([
+      {
+        name: "hpc",
+        login: { host: "login.hpc.example.org", port: 22, user: "evo", key: { path: "~/.ssh/evotrainer_ed25519" } },
+        jobRoot: "/shared/evotrainer/jobs",
+        partition: "gpu",
+        account: "rl-team",
+        qos: "normal",
+        timeLimit: "1-00:00:00",
+        gpuType: "a100",
+        extraSbatch: ["--mem=128G", "--cpus-per-task=16"],
+        enabled: true,
+      },
+    ]);
   });
 });
 
@@ -20,5 +34,11 @@ describe("a bad compute config", () => {
     const file = join(mkdtempSync(join(tmpdir(), "evo-compute-")), "compute.yaml");
     writeFileSync(file, "nodes:\n  - { name: a, host: h, user: u, gpus: 1, workRoot: jobs, key: '-----BEGIN OPENSSH PRIVATE KEY-----' }\n");
     expect(() => readComputeConfig(file)).toThrow(/invalid compute config:\n {2}- nodes\.0\.key: [^\n]*\n {2}- nodes\.0\.workRoot: an absolute path on the node/);
+  });
+
+  it("names the cluster's field: a time limit Slurm cannot read, a job root on no shared filesystem", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "evo-compute-")), "compute.yaml");
+    writeFileSync(file, "clusters:\n  - { name: c, login: local, jobRoot: jobs, timeLimit: an hour }\n");
+    expect(() => readComputeConfig(file)).toThrow(/- clusters\.0\.jobRoot: an absolute path on the cluster's shared filesystem[\s\S]*- clusters\.0\.timeLimit: /);
   });
 });

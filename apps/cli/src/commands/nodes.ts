@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { createDatabase, listGpuNodes, upsertGpuNode, upsertKubernetesPool, type GpuNodeSummary, type SshKeySource } from "@evotrainer/db";
+import { createDatabase, listGpuNodes, upsertGpuNode, upsertKubernetesPool, upsertSlurmCluster, type GpuNodeSummary, type SshKeySource } from "@evotrainer/db";
 import type { SshNodeConfig } from "@evotrainer/executors";
 import { readComputeConfig } from "../config-files.ts";
 import { loadCliEnv } from "../env.ts";
@@ -9,7 +9,7 @@ import { loadCliEnv } from "../env.ts";
 const usage = "usage: evotrainer nodes sync <compute.yaml> | evotrainer nodes list [--json]";
 
 /**
- * `evotrainer nodes sync <compute.yaml>` makes the database's GPU nodes and Kubernetes pools what the file says (entries
+ * `evotrainer nodes sync <compute.yaml>` makes the database's GPU nodes, Kubernetes pools and Slurm clusters what the file says (entries
  * missing from it are disabled, not deleted: jobs refer to them); `nodes list` shows them, never a key.
  */
 export async function nodesCommand(args: string[]): Promise<number> {
@@ -24,9 +24,15 @@ export async function nodesCommand(args: string[]): Promise<number> {
       const config = readComputeConfig(path);
       for (const node of config.nodes) await upsertGpuNode(db, { ...node, key: await keySource(node, dirname(path)) });
       for (const pool of config.pools) await upsertKubernetesPool(db, pool);
-      const names = [...config.nodes, ...config.pools].map((n) => n.name);
+      for (const { login, enabled, ...settings } of config.clusters) {
+        const reach = login === "local" ? login : { ...login, key: await keySource({ name: settings.name, key: login.key }, dirname(path)) };
+        await upsertSlurmCluster(db, { name: settings.name, jobRoot: settings.jobRoot, enabled, settings, login: reach });
+      }
+      const names = [...config.nodes, ...config.pools, ...config.clusters].map((n) => n.name);
       const disabled = await db.gpuNode.updateMany({ where: { name: { notIn: names }, enabled: true }, data: { enabled: false } });
-      console.log(`nodes: ${config.nodes.length} SSH node(s) and ${config.pools.length} Kubernetes pool(s) synced from ${file}${disabled.count > 0 ? `, ${disabled.count} not in it disabled` : ""}`);
+      console.log(
+        `nodes: ${config.nodes.length} SSH node(s), ${config.pools.length} Kubernetes pool(s) and ${config.clusters.length} Slurm cluster(s) synced from ${file}${disabled.count > 0 ? `, ${disabled.count} not in it disabled` : ""}`,
+      );
     }
     const nodes = await listGpuNodes(db);
     const busy = await db.job.findMany({ where: { state: { in: ["submitted", "running"] }, nodeId: { not: null } }, select: { nodeId: true, gpuIndexes: true } });
@@ -42,7 +48,7 @@ export async function nodesCommand(args: string[]): Promise<number> {
 }
 
 /** A key to store is read here, once, and sealed before it is written; paths are relative to the config file. */
-async function keySource(node: SshNodeConfig, base: string): Promise<SshKeySource> {
+async function keySource(node: Pick<SshNodeConfig, "name" | "key">, base: string): Promise<SshKeySource> {
   const at = (path: string) => (path.startsWith("~/") ? join(homedir(), path.slice(2)) : resolve(base, path));
   if ("path" in node.key) return { path: at(node.key.path) };
   if ("env" in node.key) return { env: node.key.env };
@@ -54,6 +60,11 @@ async function keySource(node: SshNodeConfig, base: string): Promise<SshKeySourc
 }
 
 function describe(node: GpuNodeSummary, gpusInUse: number): string {
+  if (node.executor === "slurm") {
+    const cluster = node.pool as { partition?: string };
+    const login = node.host ? `${node.user}@${node.host}:${node.port}` : "local login";
+    return [node.name.padEnd(16), `slurm ${login}`.padEnd(32), `partition ${cluster.partition ?? "(default)"}`, node.workRoot, node.enabled ? "" : "(disabled)"].join("  ").trimEnd();
+  }
   if (node.executor === "kubernetes") {
     const pool = node.pool as { namespace: string; image: string };
     return [node.name.padEnd(16), `kubernetes ${pool.namespace}`.padEnd(32), pool.image, node.enabled ? "" : "(disabled)"].join("  ").trimEnd();

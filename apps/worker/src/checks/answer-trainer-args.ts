@@ -21,7 +21,7 @@ const describeLabels = (labels: Record<string, string>) => Object.entries(labels
 
 /**
  * The places the run's jobs could go, in the order they are tried: this machine; the enabled SSH
- * nodes that carry every label of `resources.nodeLabels`; the run's Kubernetes pool. A reason
+ * nodes that carry every label of `resources.nodeLabels`; the run's Kubernetes pool; the run's Slurm cluster (a probe there is an srun). A reason
  * instead when there is none.
  */
 async function placesOf(deps: TrainerArgsDeps, config: RunConfig): Promise<Array<() => Promise<Executor>> | string> {
@@ -31,6 +31,12 @@ async function placesOf(deps: TrainerArgsDeps, config: RunConfig): Promise<Array
     if (!name) return "a run with executor: kubernetes needs resources.pool";
     const pool = await deps.db.gpuNode.findFirst({ where: { name, executor: "kubernetes", enabled: true } });
     return pool ? [() => deps.executors.onNode(pool)] : `no enabled Kubernetes pool named "${name}" (\`evotrainer nodes sync\` adds it)`;
+  }
+  if (config.executor === "slurm") {
+    const name = config.resources.cluster;
+    if (!name) return "a run with executor: slurm needs resources.cluster";
+    const cluster = await deps.db.gpuNode.findFirst({ where: { name, executor: "slurm", enabled: true } });
+    return cluster ? [() => deps.executors.onNode(cluster)] : `no enabled Slurm cluster named "${name}" (\`evotrainer nodes sync\` adds it)`;
   }
   const wanted = Object.entries(config.resources.nodeLabels);
   const nodes = (await deps.db.gpuNode.findMany({ where: { executor: "ssh", enabled: true }, orderBy: { name: "asc" } })).filter((node) => {

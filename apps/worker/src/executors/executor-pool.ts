@@ -8,6 +8,7 @@ import {
   type Executor,
   type KubernetesExecutor,
   type KubernetesPool,
+  type SlurmExecutor,
   type SshExecutor,
   type WeightsJob,
   type WeightsPlace,
@@ -17,20 +18,21 @@ import type { defaultKubeConfig } from "@evotrainer/executors/kube-config";
 /** What the pool needs of a job row to find the executor that runs it. */
 export interface JobPlace {
   id: string;
-  executor: "local" | "ssh" | "kubernetes";
-  /** The SSH node, or the Kubernetes pool's row. */
+  executor: "local" | "ssh" | "kubernetes" | "slurm";
+  /** The SSH node, the Kubernetes pool's row, or the Slurm cluster's. */
   nodeId: string | null;
   outputUri: string | null;
   /** Launches so far: each attempt of a remote job gets a mirror of its own. */
   attempts: number;
 }
 
-type RemoteExecutor = SshExecutor | KubernetesExecutor;
+type RemoteExecutor = SshExecutor | KubernetesExecutor | SlurmExecutor;
 
 /**
  * One executor per place jobs run: this machine, each SSH node (one connection each, opened on
  * first use with the key resolved then, so the key lives only in this process's memory), each
- * Kubernetes pool (one informer each, on the cluster of the worker's KUBECONFIG).
+ * Kubernetes pool (one informer each, on the cluster of the worker's KUBECONFIG), each Slurm
+ * cluster (its login node: this machine, or one SSH connection).
  */
 export class ExecutorPool {
   readonly local: LocalExecutor;
@@ -49,17 +51,19 @@ export class ExecutorPool {
   /**
    * The executor that runs a job, and where the control plane reads the job's files: the job's own
    * directory (local), the shared volume (Kubernetes), or a mirror the monitor fills byte range by
-   * byte range (SSH). One read of the node's row serves both.
+   * byte range (SSH, and Slurm through a login node over SSH; `mirrored`). A Slurm cluster whose
+   * login is this machine has its shared filesystem here: the job's own directory. One read of the
+   * node's row serves both.
    */
-  async open(job: JobPlace): Promise<{ executor: Executor; localDir: string }> {
-    if (job.executor === "local") return { executor: this.local, localDir: job.outputUri ?? this.local.workDirFor(job.id) };
+  async open(job: JobPlace): Promise<{ executor: Executor; localDir: string; mirrored: boolean }> {
+    if (job.executor === "local") return { executor: this.local, localDir: job.outputUri ?? this.local.workDirFor(job.id), mirrored: false };
     if (!job.nodeId) throw new Error(`job ${job.id} runs on ${job.executor} but has no node or pool yet`);
     const node = await this.db.gpuNode.findUniqueOrThrow({ where: { id: job.nodeId } });
     const pool = node.executor === "kubernetes" ? kubernetesPoolSchema.parse(node.pool) : null;
-    return {
-      executor: await this.remoteExecutor(node, pool),
-      localDir: pool ? join(pool.artifacts.localPath, job.id) : join(this.jobsDir, "mirror", job.id, `attempt-${job.attempts}`),
-    };
+    const executor = await this.remoteExecutor(node, pool);
+    if (pool) return { executor, localDir: join(pool.artifacts.localPath, job.id), mirrored: false };
+    if (node.executor === "slurm" && !node.host) return { executor, localDir: executor.workDirFor(job.id), mirrored: false };
+    return { executor, localDir: join(this.jobsDir, "mirror", job.id, `attempt-${job.attempts}`), mirrored: true };
   }
 
   /**
@@ -73,7 +77,7 @@ export class ExecutorPool {
     if (!node) throw new Error(`the node or pool job ${job.jobId} ran on is no longer configured`);
     const pool = node.executor === "kubernetes" ? kubernetesPoolSchema.parse(node.pool) : null;
     if (pool) return volumeWeightsPlace(pool, job.outputUri);
-    return ((await this.remoteExecutor(node, null)) as SshExecutor).weightsPlace(job.outputUri);
+    return ((await this.remoteExecutor(node, null)) as SshExecutor | SlurmExecutor).weightsPlace(job.outputUri);
   }
 
   /** The executor of an SSH node or a Kubernetes pool, by its row. */
@@ -100,6 +104,11 @@ export class ExecutorPool {
       const [kubeConfig, { KubernetesExecutor }] = await Promise.all([import("@evotrainer/executors/kube-config"), import("@evotrainer/executors/kubernetes-executor")]);
       this.kubeConfig ??= kubeConfig.defaultKubeConfig();
       return new KubernetesExecutor(this.kubeConfig, pool, { log: this.log });
+    }
+    if (node.executor === "slurm") {
+      const { connectSlurm } = await import("@evotrainer/executors/slurm-executor");
+      const login = node.host ? { name: node.name, host: node.host, port: node.port, user: node.user ?? "", privateKey: await sshPrivateKeyOf(node, this.env), workRoot: node.workRoot } : "local";
+      return connectSlurm(node.pool, login, { log: this.log });
     }
     const privateKey = await sshPrivateKeyOf(node, this.env);
     const { SshExecutor } = await import("@evotrainer/executors/ssh-executor");

@@ -89,6 +89,16 @@ export async function launchJob(
     }
     row = await db.job.update({ where: { id: row.id }, data: { nodeId: pool.id, gpuCount: config.resources.gpusPerJob } });
   }
+  // A Slurm cluster's scheduler places the job on its nodes: the job only names the cluster.
+  if (row.executor === "slurm" && !row.nodeId) {
+    const cluster = config.resources.cluster ? await db.gpuNode.findFirst({ where: { name: config.resources.cluster, executor: "slurm", enabled: true } }) : null;
+    if (!cluster) {
+      const reason = config.resources.cluster ? `no enabled Slurm cluster named "${config.resources.cluster}"` : "a run with executor: slurm needs resources.cluster";
+      await failBeforeLaunch(deps, { jobId: row.id, kind: input.kind, runId: branch.runId, branchId: branch.id, reason });
+      return `cannot be placed: ${reason}`;
+    }
+    row = await db.job.update({ where: { id: row.id }, data: { nodeId: cluster.id, gpuCount: config.resources.gpusPerJob } });
+  }
   if (row.executor === "ssh" && row.state === "pending") {
     // A retry stays where its outputs are; a child goes where its parent's checkpoint is.
     const pin = row.nodeId ?? input.checkpoint?.nodeId;

@@ -37,13 +37,13 @@ export async function monitor(deps: LoopDeps, payload: { runId: string; branchId
   if (job.cancelRequestedAt) return "cancel requested";
   const { branch } = job;
   const config = runConfigOf(branch.run);
-  const { executor, localDir } = await deps.executors.open(job);
+  const { executor, localDir, mirrored } = await deps.executors.open(job);
   const handle: JobHandle = { executor: job.executor, externalId: job.externalId, workDir: job.outputUri };
   const outputDir = join(localDir, "output");
 
   // Observe first: once a job has ended its files are complete, so this pass ingests all of them.
   let observation = await executor.observe(handle);
-  if (job.executor === "ssh") {
+  if (mirrored) {
     try {
       await mirrorOutputs(executor, handle, localDir);
     } catch (error) {

@@ -41,6 +41,43 @@ export async function upsertKubernetesPool(db: Database, pool: { name: string } 
   return summarize(await db.gpuNode.upsert({ where: { name: pool.name }, update: data, create: { name: pool.name, ...data } }));
 }
 
+/** How the worker reaches a Slurm cluster's login node: this machine, or over SSH with a key as an SSH node's. */
+export type SlurmLoginInput = "local" | { host: string; port: number; user: string; key: SshKeySource };
+
+/**
+ * A Slurm cluster, kept as a row of its own so jobs can point at the cluster they run on: its
+ * scheduler settings in `pool`, its shared job root as `workRoot`, its login node (when not this
+ * machine) as an SSH node's host, port, user and key.
+ */
+export async function upsertSlurmCluster(
+  db: Database,
+  cluster: { name: string; jobRoot: string; enabled: boolean; settings: Record<string, unknown>; login: SlurmLoginInput },
+  env: Record<string, string | undefined> = process.env,
+): Promise<GpuNodeSummary> {
+  const { login } = cluster;
+  const where =
+    login === "local"
+      ? { host: null, port: 22, user: null, keyRef: null, encryptedKey: null }
+      : {
+          host: login.host,
+          port: login.port,
+          user: login.user,
+          ...("stored" in login.key
+            ? { keyRef: null, encryptedKey: new Uint8Array(sealSecret(login.key.stored, masterKeyFrom(env), cluster.name)) }
+            : { keyRef: "path" in login.key ? `path:${login.key.path}` : `env:${login.key.env}`, encryptedKey: null }),
+        };
+  const data = { executor: "slurm" as const, gpuCount: 0, pool: cluster.settings as Prisma.InputJsonObject, workRoot: cluster.jobRoot, enabled: cluster.enabled, ...where };
+  return summarize(await db.gpuNode.upsert({ where: { name: cluster.name }, update: data, create: { name: cluster.name, ...data } }));
+}
+
+/**
+ * What the worker last saw of a Slurm cluster's partitions (sinfo), for the nodes page. The row's
+ * `updatedAt` is kept: it versions the cluster's configuration, and a changed one reconnects the worker.
+ */
+export async function recordSlurmPartitions(db: Database, cluster: Pick<GpuNode, "id" | "updatedAt">, partitions: readonly Record<string, unknown>[], seenAt: Date): Promise<void> {
+  await db.gpuNode.update({ where: { id: cluster.id }, data: { partitions: partitions as Prisma.InputJsonArray, lastSeenAt: seenAt, updatedAt: cluster.updatedAt } });
+}
+
 export async function listGpuNodes(db: Database): Promise<GpuNodeSummary[]> {
   return (await db.gpuNode.findMany({ orderBy: { name: "asc" } })).map(summarize);
 }

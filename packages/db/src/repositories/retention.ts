@@ -9,7 +9,7 @@ export interface RetentionJob {
   branchId: string;
   branchVersion: number;
   jobId: string;
-  executor: "local" | "ssh" | "kubernetes";
+  executor: "local" | "ssh" | "kubernetes" | "slurm";
   /** Where the job ran: a local work dir, or a node's path for ssh and Kubernetes. */
   outputUri: string;
   /** The SSH node or Kubernetes pool that ran it. */

@@ -39,10 +39,16 @@ export function NodesTable() {
                   </td>
                   <td>
                     <code>{n.address}</code>
+                    {n.partitions ? (
+                      <div className="muted" data-testid="slurm-partitions">
+                        {n.partitions.map((p) => `${p.partition} ${p.available ? "up" : "down"}: ${p.nodes} node${p.nodes === 1 ? "" : "s"} ${p.state}, CPUs ${p.cpus.allocated}/${p.cpus.total} allocated${p.gres ? `, ${p.gres}` : ""}`).join("; ")}
+                        {n.lastSeenAt ? ` (sinfo at ${new Date(n.lastSeenAt).toLocaleTimeString()})` : null}
+                      </div>
+                    ) : null}
                   </td>
                   <td>
-                    {n.executor === "kubernetes" ? (
-                      <span className="muted">scheduled by Kubernetes</span>
+                    {n.executor === "kubernetes" || n.executor === "slurm" ? (
+                      <span className="muted">scheduled by {n.executor === "slurm" ? "Slurm" : "Kubernetes"}</span>
                     ) : (
                       <>
                         {n.gpusInUse.length} / {n.gpuCount}
@@ -51,7 +57,7 @@ export function NodesTable() {
                     )}
                   </td>
                   <td>{Object.entries(n.labels).map(([k, v]) => `${k}=${v}`).join(", ") || "—"}</td>
-                  <td>{n.executor === "kubernetes" ? "KUBECONFIG" : n.keySource}</td>
+                  <td>{n.executor === "kubernetes" ? "KUBECONFIG" : n.executor === "slurm" && n.keySource === "none" ? "local login" : n.keySource}</td>
                   <td>
                     <code>{n.workRoot}</code>
                   </td>
