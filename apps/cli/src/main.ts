@@ -23,6 +23,7 @@ commands:
   import [mini-swe-agent|swe-agent|openhands|openai-chat] <file-or-dir> [--run <runId> | --config <run.yaml>] [--report <report.json or directory>] [--json]   agent trajectories (SWE-bench results joined) into a labelled branch
   orgs create <name> --admin <email> | orgs list   organizations (installation admins): create one and print its first admin's invitation link
   labels export <runId> [--out <file>] | labels import <file> [--run <runId>] | labels quality <runId> [--json]   reviews of labels as a JSONL truth file, and each detector's precision, recall and informativeness from them
+  labels unexplained <branchId> [--only-separating] [--json]   the branch's failed rollouts no label explains, clustered by error signature
   users invite|list|role|remove|reset-password …   members of an organization: invitation and reset links, roles (evotrainer users for details)
   gc [runId …] [--yes]                        list (and with --yes delete) model weights the retention policy does not keep: docs/retention.md
   nodes sync <compute.yaml> | nodes list [--json]   register GPU nodes reached over SSH (keys by path, env var, or sealed under EVO_MASTER_KEY)`;

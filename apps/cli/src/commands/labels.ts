@@ -6,9 +6,11 @@ import { onServer, type RemoteApi } from "../remote/remote-api.ts";
 
 const usage = `usage: evotrainer labels export <runId> [--out <file.jsonl>]
        evotrainer labels import <file.jsonl> [--run <runId>]
-       evotrainer labels quality <runId> [--json]`;
+       evotrainer labels quality <runId> [--json]
+       evotrainer labels unexplained <branchId> [--only-separating] [--json]`;
 
 type Quality = RouterOutputs["labelReview"]["quality"];
+type Unexplained = RouterOutputs["unexplained"]["clusters"];
 
 /** The same procedure on a team's server (after `evotrainer login`) or in-process on this machine's database. */
 async function call<T>(what: string, remote: (api: RemoteApi) => Promise<T>, local: (api: LocalApi) => Promise<T>): Promise<T> {
@@ -67,7 +69,24 @@ export function qualityLines(quality: Quality): string[] {
   ];
 }
 
-/** `evotrainer labels export|import|quality`: reviews as a truth file, and the detectors' quality from them. */
+const percent = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** The branch's unexplained failures as text: a summary line, then one line per cluster with its examples. */
+export function unexplainedLines(branchId: string, found: Unexplained): string[] {
+  const head = [
+    `branch ${branchId} · harness v${found.harnessVersion} · ${found.rollouts} rollouts, ${found.failures} failed, ${found.unexplained} with no explaining label` +
+      (found.failures > 0 ? ` (${percent(found.unexplained / found.failures)} of failures)` : "") +
+      ` in ${found.clusters.length} cluster${found.clusters.length === 1 ? "" : "s"}`,
+    ...(found.ignoredLabels.length > 0 ? [`labels not counted as explaining (they do not separate failures from successes): ${found.ignoredLabels.join(", ")}`] : []),
+    ...(found.labelledNow.length > 0 ? [`labelled now by detectors added after ingest: ${found.labelledNow.join(", ")}`] : []),
+  ];
+  return [
+    ...head,
+    ...found.clusters.flatMap((c) => [`${c.count} · ${percent(c.shareOfFailures)} of failures · ${c.key}`, `    e.g. ${c.examples.map((e) => e.uid).join(", ")}`]),
+  ];
+}
+
+/** `evotrainer labels export|import|quality|unexplained`: reviews as a truth file, the detectors' quality from them, and the failures no label explains. */
 export async function labelsCommand(args: string[]): Promise<number> {
   const [sub, target] = args;
   if (!target || target.startsWith("--")) throw new Error(usage);
@@ -94,6 +113,12 @@ export async function labelsCommand(args: string[]): Promise<number> {
   if (sub === "quality") {
     const quality = await call("quality", (api) => api.labelReview.quality.query({ runId: target }), (api) => api.labelReview.quality({ runId: target }));
     console.log(args.includes("--json") ? JSON.stringify(quality, null, 2) : qualityLines(quality).join("\n"));
+    return 0;
+  }
+  if (sub === "unexplained") {
+    const input = { branchId: target, onlySeparatingLabels: args.includes("--only-separating") };
+    const found = await call("unexplained", (api) => api.unexplained.clusters.query(input), (api) => api.unexplained.clusters(input));
+    console.log(args.includes("--json") ? JSON.stringify(found, null, 2) : unexplainedLines(target, found).join("\n"));
     return 0;
   }
   throw new Error(usage);

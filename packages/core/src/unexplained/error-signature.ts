@@ -1,7 +1,10 @@
 import type { Rollout, Turn } from "@evotrainer/contract";
 import type { Domain } from "../harness/detector.ts";
 import { answerFormat } from "./answer-format.ts";
+import { errorLineIn, exceptionIn } from "./error-lines.ts";
+import { isNegativeAnswer } from "./negative-answer.ts";
 import { normaliseErrorText } from "./normalise-error.ts";
+import { programOf } from "./shell-command.ts";
 
 /** How one failed rollout failed, with what varies between occurrences taken out. */
 export interface ErrorSignature {
@@ -23,19 +26,6 @@ export interface ErrorSignature {
   key: string;
 }
 
-// A Python (or Java/JS) exception line: dotted type name, then its message. Types that do not end
-// in one of these words (SystemExit aside) are too easily confused with prose.
-const EXCEPTION_LINE = /^\s*(?:[A-Za-z_][\w]*\.)*([A-Z][\w]*(?:Error|Exception|Exit|Interrupt|Failure|DoesNotExist|NotFound|Warning))(?::\s?(.*))?$/;
-// The repr form graders record: TypeError("'int' object is not subscriptable"), TimeoutException().
-const EXCEPTION_REPR = /^\s*([A-Z][\w]*(?:Error|Exception|Exit|Interrupt))\((.*)\)\s*$/;
-const ERROR_WORDS = /\b(error|errors|failed|failure|fatal|not found|no such|cannot|can't|couldn't|unable|denied|invalid|unrecognized|unknown|missing|refused|timed out|timeout|abort(ed)?|segmentation fault|killed|usage:)/i;
-// Wrapper tags some agent formats put around a command's output (mini-swe-agent's <returncode>, <output>).
-const WRAPPER_LINE = /^\s*(<\/?[a-z_]+>\s*)+$|^\s*<returncode>\d+<\/returncode>\s*$/i;
-// Words before a command that are not its program.
-const PREFIX_WORDS = new Set(["sudo", "env", "time", "nohup", "exec", "command", "timeout", "stdbuf", "xargs"]);
-// Commands that only set up the next one.
-const SETUP_PROGRAMS = new Set(["cd", "export", "source", ".", "set", "pushd", "popd", "true", "unset", "echo", "printf", "sleep", "clear"]);
-
 interface ToolStep {
   command: string;
   toolName: string;
@@ -52,9 +42,11 @@ function toolSteps(trajectory: readonly Turn[]): { steps: ToolStep[]; failed: bo
     else if (turn.role === "tool") {
       const at = pending.findIndex((c) => turn.toolName === undefined || c.name === turn.toolName);
       const call = at >= 0 ? pending.splice(at, 1)[0] : undefined;
-      steps.push({ command: commandOf(call?.arguments), toolName: call?.name ?? turn.toolName ?? "", output: turn.content });
+      const step = { command: commandOf(call?.arguments), toolName: call?.name ?? turn.toolName ?? "", output: turn.content };
+      steps.push(step);
       // Only the data's own status says a call failed; without one, an exception in the output does.
-      failed.push(turn.isError ?? exceptionIn(turn.content) !== null);
+      // A grep that matched nothing, a false `test` or a diff that found differences answered "no": no failure.
+      failed.push((turn.isError ?? exceptionIn(turn.content) !== null) && !isNegativeAnswer(step.command, step.output));
     }
   }
   return { steps, failed };
@@ -69,63 +61,6 @@ function commandOf(args: unknown): string {
     }
   }
   return "";
-}
-
-// A here-document's body (cat <<'EOF' > x.py … EOF) is data, not commands.
-const HEREDOC = /(<<-?\s*(["']?)(\w+)\2)([^\n]*)\n[\s\S]*?\n[ \t]*\3[ \t]*(?=\n|$|[;&|])/g;
-
-function programOfSegment(segment: string): string | null {
-  const words = segment.trim().split(/\s+/).filter((w) => w !== "");
-  let i = 0;
-  while (i < words.length && (/^\w+=/.test(words[i]!) || PREFIX_WORDS.has(words[i]!) || /^-/.test(words[i]!) || /^\d+[smh]?$/.test(words[i]!))) i++;
-  const word = words[i];
-  if (word === undefined) return null;
-  // An installed program by its name (/usr/bin/python3 is python3); a repository's own runner as
-  // the repository names it (bin/test, tests/runtests.py).
-  const bare = word.replace(/^["'(]+|["')]+$/g, "");
-  const program = bare.startsWith("/") ? bare.split("/").pop()! : bare.replace(/^\.\//, "");
-  if (SETUP_PROGRAMS.has(program) || program === "") return null;
-  const python = /^python(\d(\.\d+)?)?$/.test(program);
-  if (python && words[i + 1] === "-m" && words[i + 2]) return `python -m ${words[i + 2]}`;
-  if (python && words[i + 1] === "-c") return "python -c";
-  return python ? "python" : program;
-}
-
-/**
- * The program a shell command runs: of a chain (`cd x && cat > t.py <<EOF … EOF && python t.py`) the
- * last step that is not set-up, since a chain stops at its first failure and set-up rarely fails; of
- * a pipeline (`python t.py 2>&1 | tail`) the first command, whose output the rest only trims.
- */
-export function programOf(command: string): string | null {
-  const steps = command.replace(HEREDOC, "$1$4").split(/&&|\|\||;|\n/);
-  for (let i = steps.length - 1; i >= 0; i--) {
-    const program = programOfSegment(steps[i]!.split("|")[0]!);
-    if (program !== null) return program;
-  }
-  return null;
-}
-
-/** The last exception line of a text, normalised ("KeyError: <q>"), with the line as it was. */
-function exceptionIn(text: string): { exception: string; raw: string } | null {
-  const lines = text.split("\n");
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!;
-    const m = EXCEPTION_LINE.exec(line) ?? EXCEPTION_REPR.exec(line);
-    if (!m) continue;
-    let message = (m[2] ?? "").trim();
-    // A repr's argument is itself quoted: TypeError("'int' object …") holds the message in quotes.
-    if (EXCEPTION_REPR.test(line)) message = message.replace(/^(["'])(.*)\1$/s, "$2");
-    const normalised = message === "" ? "" : normaliseErrorText(message);
-    return { exception: normalised === "" ? m[1]! : `${m[1]}: ${normalised}`, raw: line.trim() };
-  }
-  return null;
-}
-
-/** The last line of an output that says what went wrong, or null. */
-function errorLineIn(text: string): string | null {
-  const lines = text.split("\n").filter((l) => l.trim() !== "" && !WRAPPER_LINE.test(l));
-  for (let i = lines.length - 1; i >= 0; i--) if (ERROR_WORDS.test(lines[i]!)) return lines[i]!.trim();
-  return null;
 }
 
 /**

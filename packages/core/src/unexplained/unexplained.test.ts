@@ -9,9 +9,10 @@ import { compileHarness } from "../harness/harness.ts";
 import { answerFormat } from "./answer-format.ts";
 import { backtestDetector } from "./backtest-detector.ts";
 import { draftDetector } from "./draft-detector.ts";
-import { errorSignature, programOf } from "./error-signature.ts";
+import { errorSignature } from "./error-signature.ts";
 import { normaliseErrorText } from "./normalise-error.ts";
 import { registerDraftedDetector } from "./register-drafted-detector.ts";
+import { programOf } from "./shell-command.ts";
 import { nonSeparatingLabels, unexplainedFailures } from "./unexplained-failures.ts";
 
 /** Every line of every command output in the 150 real mini-swe-agent trajectories (observations are user messages there). */
@@ -80,6 +81,9 @@ describe("signature normalisation on real error lines", () => {
     expect(programOf("cat <<'EOF' > repro.py\nimport x\nx.run()\nEOF\npython repro.py 2>&1 | tail -20")).toBe("python");
     expect(programOf("python -m pytest tests/test_x.py -q")).toBe("python -m pytest");
     expect(programOf("grep -rn 'def foo' . | head")).toBe("grep");
+    // A `;` or `|` inside quotes joins nothing.
+    expect(programOf(`cd /testbed && python -c "import sympy; print(sympy.__version__)"`)).toBe("python -c");
+    expect(programOf(`grep -E "def (foo|bar)" a.py`)).toBe("grep");
   });
 
   it("classes the forms of real GSM8K answers", () => {
