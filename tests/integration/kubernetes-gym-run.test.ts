@@ -53,7 +53,7 @@ describe("a gym run on a Kubernetes pool, against a local server speaking the ba
     writeFileSync(join(dir, "compute.yaml"), stringify({ pools: [pool] }));
     const synced = await cli(["nodes", "sync", join(dir, "compute.yaml")]);
     expect(synced.code, synced.stderr).toBe(0);
-    expect(synced.stdout).toContain("1 Kubernetes pool(s) synced");
+    expect(synced.stdout).toContain("1 Kubernetes pool(s) and 0 Slurm cluster(s) synced");
   });
 
   afterAll(async () => {
