@@ -415,7 +415,7 @@ describe("rollouts", () => {
     const truncated = await viewer.rollout.list({ branchId, label: "truncated", step: 0 });
     expect(truncated.items.every((r) => r.truncated && r.step === 0)).toBe(true);
     const zero = await viewer.rollout.list({ branchId, rewardMax: 0 });
-    expect(zero.items.every((r) => r.reward <= 0)).toBe(true);
+    expect(zero.items.every((r) => r.reward !== null && r.reward <= 0)).toBe(true);
     const counts = await viewer.rollout.labelCounts({ branchId });
     expect(counts.find((c) => c.label === "truncated")?.count).toBe(12);
   });

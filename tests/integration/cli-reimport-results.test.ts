@@ -36,9 +36,12 @@ describe("evotrainer import again with --report: the results reach the rollouts 
       (await db.rollout.findMany({ where: { branchId }, orderBy: { taskId: "asc" } })).map((r) => ({
         task: r.taskId, reward: r.reward, resolved: (r.extra as Record<string, unknown>)["resolved"], tests: r.testResults,
       }));
-    const rewardMean = async () => (await db.metricPoint.findUniqueOrThrow({ where: { branchId_name_step: { branchId, name: "train/reward_mean", step: 0 } } })).value;
-    expect((await stored()).map((r) => r.reward)).toEqual([0, 0]);
-    expect(await rewardMean()).toBe(0);
+    const rewardMean = async () => (await db.metricPoint.findUnique({ where: { branchId_name_step: { branchId, name: "train/reward_mean", step: 0 } } }))?.value ?? null;
+    const rewarded = async () => (await db.stepStat.findUniqueOrThrow({ where: { branchId_split_step: { branchId, split: "train", step: 0 } } })).rewarded;
+    // Imported without results: unknown, not failed, and no reward_mean to average them into.
+    expect((await stored()).map((r) => r.reward)).toEqual([null, null]);
+    expect(await rewardMean()).toBeNull();
+    expect(await rewarded()).toBe(0);
 
     // The evaluation's logs, joined on a second import of the same trajectories.
     const joined = await importAgent(trajs, "--report", join(LAYOUT, "logs"));
@@ -48,6 +51,7 @@ describe("evotrainer import again with --report: the results reach the rollouts 
     ]);
     const step = await db.stepStat.findUniqueOrThrow({ where: { branchId_split_step: { branchId, split: "train", step: 0 } } });
     expect(Number(step.rewardSum)).toBe(1);
+    expect(await rewarded()).toBe(2);
     expect(await rewardMean()).toBe(0.5);
     expect(joined.stdout).toContain("import mini-swe-agent: 0 rollouts added, 2 already present (2 of their stored results changed), 0 quarantined; 1 of 2 with a result resolved");
 

@@ -116,8 +116,8 @@ describe("every model round-trips through the migrated database", () => {
     expect(await db.review.findUniqueOrThrow({ where: { id: review.id } })).toMatchObject({ verdict: "confirmed", flagged: true, weight: 2.5, reviewer: "Ada" });
     covered.add("Review");
 
-    await db.stepStat.create({ data: { branchId: child.id, split: "train", step: 1, rollouts: 1, rewardSum: "1", truncated: 0, responseTokens: 512n, groups: 0, deadGroups: 0 } });
-    await db.stepGroupStat.create({ data: { branchId: child.id, split: "train", step: 1, groupId: "task-1@1", rollouts: 1, minReward: 1, maxReward: 1 } });
+    await db.stepStat.create({ data: { branchId: child.id, split: "train", step: 1, rollouts: 1, rewarded: 1, rewardSum: "1", truncated: 0, responseTokens: 512n, groups: 0, deadGroups: 0 } });
+    await db.stepGroupStat.create({ data: { branchId: child.id, split: "train", step: 1, groupId: "task-1@1", rewarded: 1, minReward: 1, maxReward: 1 } });
     expect((await db.stepStat.findUniqueOrThrow({ where: { branchId_split_step: { branchId: child.id, split: "train", step: 1 } } })).rewardSum.toString()).toBe("1");
     covered.add("StepStat").add("StepGroupStat");
 

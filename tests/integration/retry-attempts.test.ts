@@ -86,7 +86,7 @@ async function recount(branchId: string, labels: readonly string[]): Promise<Rec
     const at = rows.filter((r) => r.step === step);
     const groups = [...new Set(at.map((r) => r.groupId))].map((g) => at.filter((r) => r.groupId === g)).filter((g) => g.length >= 2);
     points[`train/rollouts@${step}`] = at.length;
-    points[`train/reward_mean@${step}`] = at.reduce((s, r) => s + r.reward, 0) / at.length;
+    points[`train/reward_mean@${step}`] = at.reduce((s, r) => s + r.reward!, 0) / at.length;
     points[`train/truncation_rate@${step}`] = at.filter((r) => r.truncated).length / at.length;
     points[`train/response_tokens_mean@${step}`] = at.reduce((s, r) => s + r.responseTokens, 0) / at.length;
     points[`train/dead_group_ratio@${step}`] = groups.filter((g) => new Set(g.map((r) => r.reward)).size === 1).length / groups.length;

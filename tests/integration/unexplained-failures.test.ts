@@ -43,7 +43,7 @@ describe("unexplained failures of a branch", () => {
     // unexplained = failed with no label at all (the swe catalog has no outcome label).
     const rows = await db.rollout.findMany({ where: { branchId }, select: { id: true, uid: true, reward: true, labels: { select: { detectorId: true } } } });
     const validity = new Set((await db.detector.findMany({ where: { validity: true }, select: { id: true } })).map((d) => d.id));
-    const failed = rows.filter((r) => r.reward < 0.5 || r.labels.some((l) => validity.has(l.detectorId)));
+    const failed = rows.filter((r) => (r.reward !== null && r.reward < 0.5) || r.labels.some((l) => validity.has(l.detectorId)));
     const unlabelled = failed.filter((r) => r.labels.length === 0);
     expect(found).toMatchObject({ rollouts: 60, failures: failed.length, unexplained: unlabelled.length, harnessVersion: 1 });
     expect(unlabelled.length).toBeGreaterThan(0);

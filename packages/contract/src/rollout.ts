@@ -63,7 +63,9 @@ export const rolloutSchema = z
     prompt: z.string(),
     response: z.string().optional(),
     trajectory: z.array(turnSchema).optional(),
-    reward: z.number(),
+    // null: no result is known (an imported trajectory whose harness result is missing). Unknown is
+    // not a failure: informativeness, backtests and the gate leave such rollouts out.
+    reward: z.number().nullable(),
     rewardComponents: z.record(z.string(), z.number()).default({}),
     responseTokens: z.number().int().nonnegative(),
     turns: z.number().int().positive().default(1),
@@ -85,3 +87,6 @@ export const rolloutSchema = z
     path: ["response"],
   });
 export type Rollout = z.infer<typeof rolloutSchema>;
+/** A rollout whose result is known: the only kind reward statistics, backtests and the gate read. */
+export type ScoredRollout = Rollout & { reward: number };
+export const hasResult = (r: Rollout): r is ScoredRollout => r.reward !== null;

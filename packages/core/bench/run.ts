@@ -1,6 +1,6 @@
 // Throughput of the detector catalog (rollouts/s on one core) and of the backtest, each next to a
 // plain-JS baseline doing the same work measured in the same run. Run: npm run bench -w @evotrainer/core
-import type { Rollout } from "@evotrainer/contract";
+import type { Rollout, ScoredRollout } from "@evotrainer/contract";
 import {
   backtest, compileHarness, CODE_DETECTORS, defaultRecipe, groupAdvantages, MATH_DETECTORS, rolloutBindings, SWE_DETECTORS,
   type DetectorDefinition, type Domain, type Recipe,
@@ -77,7 +77,7 @@ console.log("\nBacktest on 100,000 rollouts (12,500 groups of 8), one core");
 const parent = defaultRecipe();
 const candidate: Recipe = structuredClone(parent);
 candidate.reward.components.format!.weight = 0.2;
-const big: Rollout[] = Array.from({ length: 100_000 }, (_, i) => {
+const big: ScoredRollout[] = Array.from({ length: 100_000 }, (_, i) => {
   const correctness = rand() < 0.3 ? 1 : 0;
   return {
     uid: `b${i}`, split: "train", step: 1, taskId: `t${i >> 3}`, groupId: `g${i >> 3}`, sample: i & 7, prompt: "", response: "",

@@ -1,4 +1,4 @@
-import type { Rollout } from "@evotrainer/contract";
+import { hasResult, type Rollout, type ScoredRollout } from "@evotrainer/contract";
 import { groupAdvantages } from "./advantages.ts";
 import { isDeadGroup } from "./dead-group.ts";
 import type { Label } from "./harness/detector.ts";
@@ -65,7 +65,9 @@ interface Side {
  * length limits and data filters, recomputes GRPO advantages, and predicts how the targeted metric moves.
  */
 export function backtest(input: BacktestInput): BacktestReport {
-  const { parent, candidate, rollouts, labels } = input;
+  const { parent, candidate, labels } = input;
+  // A rollout without a known result says nothing of what a recipe would make of it.
+  const rollouts = input.rollouts.filter(hasResult);
   const threshold = input.successThreshold ?? 0.5;
   const maxExamples = input.maxExamples ?? 5;
   const n = rollouts.length;
@@ -80,14 +82,14 @@ export function backtest(input: BacktestInput): BacktestReport {
   }
   // Success is the logged outcome: the reward the parent saw, unless a validity detector vetoed it.
   const success = new Uint8Array(n);
-  const index = new Map<Rollout, number>();
+  const index = new Map<ScoredRollout, number>();
   rollouts.forEach((r, i) => {
     index.set(r, i);
     success[i] = r.reward >= threshold && !invalid.has(r.uid) ? 1 : 0;
   });
   const groups = [...groupBy(rollouts, (r) => r.groupId)].map(([id, rs]) => ({ id, idx: rs.map((r) => index.get(r)!) }));
 
-  const side = (recipe: Recipe, rewardOf: (r: Rollout) => number): Side => {
+  const side = (recipe: Recipe, rewardOf: (r: ScoredRollout) => number): Side => {
     const reward = new Float64Array(n);
     const truncated = new Uint8Array(n);
     const kept = new Uint8Array(n);
@@ -130,7 +132,7 @@ export function backtest(input: BacktestInput): BacktestReport {
   // A logged rollout that earned its reward through an exploit the candidate's environment closes
   // would not earn it there: it is replayed as if every reward component it scored had failed.
   const closed = closedExploits(parent, candidate);
-  const exploited = (r: Rollout) => closed.size > 0 && (labelsOf.get(r.uid) ?? []).some((l) => closed.has(l));
+  const exploited = (r: ScoredRollout) => closed.size > 0 && (labelsOf.get(r.uid) ?? []).some((l) => closed.has(l));
   const after = side(candidate, (r) => rescore(parent, candidate, exploited(r) ? withoutComponents(r, parent) : r));
 
   let rescued = 0;
@@ -216,7 +218,7 @@ export function backtest(input: BacktestInput): BacktestReport {
 }
 
 /** The rollout with its reward components failed: the parent-controlled part of its reward gone, the rest kept. */
-function withoutComponents(r: Rollout, parent: Recipe): Rollout {
+function withoutComponents(r: ScoredRollout, parent: Recipe): ScoredRollout {
   const failed = { ...r, rewardComponents: Object.fromEntries(Object.keys(r.rewardComponents).map((k) => [k, 0])) };
   return { ...failed, reward: r.reward - recipeScore(parent, r) + recipeScore(parent, failed) };
 }

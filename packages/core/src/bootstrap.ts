@@ -9,7 +9,7 @@ import { mean, quantileSorted } from "./stats.ts";
 export function taskScores(rollouts: Iterable<Rollout>, invalid: ReadonlySet<string> = new Set()): Map<string, number> {
   const sums = new Map<string, { s: number; n: number }>();
   for (const r of rollouts) {
-    if (r.split !== "promotion") continue;
+    if (r.split !== "promotion" || r.reward === null) continue;
     const acc = sums.get(r.taskId) ?? { s: 0, n: 0 };
     acc.s += invalid.has(r.uid) ? 0 : r.reward;
     acc.n++;

@@ -43,7 +43,7 @@ export {
   harnessSchema, gatePolicySchema, compileHarness, invalidRollouts,
   type Harness, type HarnessDefinition, type CompiledHarness, type GatePolicy, type HarnessRejection, type LabelRun,
 } from "./harness/harness.ts";
-export { computeMetrics, isSuccess, labelledRollouts, labelRates, type BranchMetrics, type MetricExamples, type MetricOptions } from "./harness/metrics.ts";
+export { computeMetrics, isFailure, isSuccess, labelledRollouts, labelRates, type BranchMetrics, type MetricExamples, type MetricOptions } from "./harness/metrics.ts";
 export {
   healthRuleSchema, layerSchema, METRIC_VARIABLES, DEFAULT_HEALTH_RULES, compileHealthRule, metricBindings,
   type HealthRule, type Layer, type CompiledHealthRule,

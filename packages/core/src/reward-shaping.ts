@@ -1,4 +1,4 @@
-import type { Rollout } from "@evotrainer/contract";
+import type { Rollout, ScoredRollout } from "@evotrainer/contract";
 import type { Recipe } from "./recipe.ts";
 
 /**
@@ -34,6 +34,6 @@ export function recipeScore(recipe: Recipe, r: Rollout): number {
  * the difference of what the two recipes control, so reward parts no recipe declares (a judge the
  * trainer adds, say) are kept as logged.
  */
-export function rescore(parent: Recipe, candidate: Recipe, r: Rollout): number {
+export function rescore(parent: Recipe, candidate: Recipe, r: ScoredRollout): number {
   return r.reward + recipeScore(candidate, r) - recipeScore(parent, r);
 }

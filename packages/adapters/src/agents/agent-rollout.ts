@@ -50,7 +50,7 @@ export function agentRollout(episode: AgentEpisode, result: SwebenchResult | und
     prompt: episode.turns[first]!.content,
     trajectory,
     reward: joined.reward,
-    rewardComponents: result ? { resolved: joined.reward } : {},
+    rewardComponents: joined.reward === null ? {} : { resolved: joined.reward },
     responseTokens: episode.completionTokens,
     turns: Math.max(1, assistantTurns),
     ...(episode.exitStatus !== undefined ? { finishReason: episode.exitStatus } : {}),

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import type { Rollout } from "@evotrainer/contract";
+import { hasResult, type Rollout } from "@evotrainer/contract";
 import { compileHarness, DEFAULT_HEALTH_RULES, SWE_DETECTORS } from "@evotrainer/core";
 import { MIN_REVIEWED, outcomeRows, outcomeTable, readTruth, truthRows, truthTable, type TruthRow } from "../../../core/src/__fixtures__/detector-truth.ts";
 import { miniSweAgentRollout } from "./mini-swe-agent.ts";
@@ -35,8 +35,9 @@ function measure(rollouts: Rollout[], truthUrl: URL, title: string) {
   const flaggedBy = (label: string) => new Set(labels.filter((l) => l.label === label).map((l) => l.rolloutUid));
   const rows = truthRows(truth, SWE_DETECTORS, flaggedBy);
   // A rollout succeeds when SWE-bench resolved it (the importers' reward).
-  const resolved = new Set(rollouts.filter((r) => r.reward >= 0.5).map((r) => r.uid));
-  const outcomes = outcomeRows(SWE_DETECTORS.map((d) => d.label), resolved, rollouts.map((r) => r.uid), flaggedBy);
+  const scored = rollouts.filter(hasResult);
+  const resolved = new Set(scored.filter((r) => r.reward >= 0.5).map((r) => r.uid));
+  const outcomes = outcomeRows(SWE_DETECTORS.map((d) => d.label), resolved, scored.map((r) => r.uid), flaggedBy);
   console.log(`${title}:\n${truthTable(rows, truth)}\n\nflag rates by outcome:\n${outcomeTable(outcomes)}`);
   for (const r of outcomes) {
     expect(r.flaggedSucceeded, `${r.label} fires on more than half of the successful rollouts`).toBeLessThanOrEqual(r.succeeded / 2);

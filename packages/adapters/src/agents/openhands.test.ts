@@ -31,7 +31,7 @@ describe("OpenHands output.jsonl", () => {
     const [fastjson2, ponyc4595, ponyc4593] = rollouts as [Rollout, Rollout, Rollout, Rollout];
     expect(fastjson2.prompt).toMatch(/^<uploaded_files>\n\/home\/fastjson2\n/);
     expect(fastjson2.extra!["patch"]).toMatch(/^diff --git a\/core\/src\/main\/java\/com\/alibaba\/fastjson2\/JSON.java/);
-    expect(fastjson2.reward).toBe(0);
+    expect(fastjson2.reward).toBeNull();
     // The arguments the model sent (the editor's insert_line), not OpenHands' action record (file_text: null, start, end…).
     expect(fastjson2.trajectory![10]).toMatchObject({ role: "assistant", toolCalls: [{ id: "toolu_06", name: "str_replace_editor", arguments: { command: "insert", insert_line: 1283 } }] });
     expect(Object.keys(fastjson2.trajectory![10]!.toolCalls![0]!.arguments).sort()).toEqual(["command", "insert_line", "new_str", "path"]);

@@ -73,9 +73,12 @@ export function swebenchTestResults(result: SwebenchResult): TestResults {
   return { passed, total, status: result.resolved ? "resolved" : "unresolved" };
 }
 
-/** The join of a report into a rollout: reward 1 when resolved, the test counts, and the report itself in `extra`. */
-export function swebenchJoin(result: SwebenchResult | undefined): { reward: number; testResults?: TestResults; extra: Record<string, unknown> } {
-  if (!result) return { reward: 0, extra: {} };
+/**
+ * The join of a report into a rollout: reward 1 when resolved, the test counts, and the report itself
+ * in `extra`. Without a result the reward is unknown (null), not a failure.
+ */
+export function swebenchJoin(result: SwebenchResult | undefined): { reward: number | null; testResults?: TestResults; extra: Record<string, unknown> } {
+  if (!result) return { reward: null, extra: {} };
   return {
     reward: result.resolved ? 1 : 0,
     ...(result.testsStatus ? { testResults: swebenchTestResults(result) } : {}),

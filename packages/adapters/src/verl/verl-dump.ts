@@ -68,8 +68,10 @@ export function verlDumpToRollouts(lines: readonly VerlDumpLine[], options: Verl
       sample: v1 ? Number(v1[2]) : nth,
       prompt: input,
       response: output,
-      // A non-numeric score stays non-numeric so validation names it; NaN is written as null.
-      reward: line.score as number,
+      // A non-numeric score stays non-numeric so validation names it. NaN (JSON writes it as null)
+      // and null are left out, so validation says the reward is missing: verl scores every
+      // rollout, and null would read as an unknown result.
+      reward: (line.score === null || (typeof line.score === "number" && !Number.isFinite(line.score)) ? undefined : line.score) as number,
       rewardComponents,
       responseTokens: options.countTokens ? options.countTokens(output) : 0,
       turns: 1,

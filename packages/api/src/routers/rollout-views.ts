@@ -26,16 +26,19 @@ export const rolloutViewsRouter = {
       take: 256,
       select: { id: true, sample: true, reward: true, advantage: true, responseTokens: true, truncated: true, finishReason: true, labels: { select: { label: true } }, branch: { select: { version: true } } },
     });
-    const computed = groupAdvantages(rows.map((r) => r.reward), true);
+    // A sample without a known result has no advantage: the group is its samples with a reward.
+    const scored = rows.flatMap((r) => (r.reward === null ? [] : [r.reward]));
+    const computed = groupAdvantages(scored, true);
+    const computedOf = new Map(rows.filter((r) => r.reward !== null).map((r, i) => [r.id, computed[i]!]));
     const recorded = rows.every((r) => r.advantage !== null);
     // Every reward equal: the group's advantages are all zero and it teaches the policy nothing.
-    const dead = rows.length > 1 && rows.every((r) => r.reward === rows[0]!.reward);
+    const dead = scored.length > 1 && scored.every((reward) => reward === scored[0]);
     return {
       ...one,
       version: rows[0]?.branch.version ?? null,
       dead,
       advantageSource: recorded ? ("recorded by the trainer" as const) : ("recomputed as GRPO does" as const),
-      members: rows.map((r, i) => ({ id: r.id, sample: r.sample, reward: r.reward, advantage: recorded ? r.advantage! : computed[i]!, responseTokens: r.responseTokens, truncated: r.truncated, finishReason: r.finishReason, labels: [...new Set(r.labels.map((l) => l.label))] })),
+      members: rows.map((r) => ({ id: r.id, sample: r.sample, reward: r.reward, advantage: recorded ? r.advantage! : (computedOf.get(r.id) ?? null), responseTokens: r.responseTokens, truncated: r.truncated, finishReason: r.finishReason, labels: [...new Set(r.labels.map((l) => l.label))] })),
     };
   }),
 
@@ -46,7 +49,7 @@ export const rolloutViewsRouter = {
     const rows = await ctx.db.$queryRaw<{ step: number; groupId: string; taskId: string; reward: number; size: number; firstId: bigint }[]>`
       SELECT step, "groupId", MIN("taskId") AS "taskId", MIN(reward) AS reward, COUNT(*)::int AS size, MIN(id) AS "firstId"
       FROM "Rollout" WHERE "branchId" = ${input.branchId} ${sealed}
-      GROUP BY split, step, "groupId" HAVING COUNT(*) > 1 AND MIN(reward) = MAX(reward)
+      GROUP BY split, step, "groupId" HAVING COUNT(reward) > 1 AND MIN(reward) = MAX(reward)
       ORDER BY step DESC, "groupId" LIMIT ${input.limit}`;
     return rows.map((r) => ({ ...r, firstId: String(r.firstId) }));
   }),
@@ -67,7 +70,7 @@ export const rolloutViewsRouter = {
       for (const r of rows) {
         const key = `${r.branchId} ${r.split} ${r.step}`;
         const cell = cells.get(key) ?? { branchId: r.branchId, step: r.step, split: r.split, rewards: [], labels: new Set<string>(), firstId: r.id };
-        cell.rewards.push(r.reward);
+        if (r.reward !== null) cell.rewards.push(r.reward);
         for (const l of r.labels) cell.labels.add(l.label);
         cells.set(key, cell);
       }
@@ -79,7 +82,7 @@ export const rolloutViewsRouter = {
           step: c.step,
           split: c.split,
           samples: c.rewards.length,
-          meanReward: c.rewards.reduce((a, b) => a + b, 0) / c.rewards.length,
+          meanReward: c.rewards.length === 0 ? null : c.rewards.reduce((a, b) => a + b, 0) / c.rewards.length,
           labels: [...c.labels].sort(),
           firstId: String(c.firstId),
         })),

@@ -1,7 +1,7 @@
 import type { Rollout } from "@evotrainer/contract";
 import type { Label } from "../harness/detector.ts";
 import { critFindings, type HealthReport } from "../harness/health-report.ts";
-import { isSuccess } from "../harness/metrics.ts";
+import { isFailure } from "../harness/metrics.ts";
 
 export interface GapOptions {
   /** Rounds the score must have improved over. */
@@ -57,7 +57,7 @@ export function diagnosticGap(input: GapInput, options: Partial<GapOptions> = {}
   const invalid = new Set(input.labels.filter((l) => l.validity).map((l) => l.rolloutUid));
   const outcome = new Set(o.outcomeLabels);
   const explained = new Set(input.labels.filter((l) => !outcome.has(l.label)).map((l) => l.rolloutUid));
-  const failed = input.rollouts.filter((r) => !isSuccess(r, invalid, o.successThreshold));
+  const failed = input.rollouts.filter((r) => isFailure(r, invalid, o.successThreshold));
   const unexplained = failed.filter((r) => !explained.has(r.uid));
   const unexplainedShare = failed.length === 0 ? 0 : unexplained.length / failed.length;
 

@@ -137,7 +137,7 @@ export function retroValidate(
         flagged++;
         flaggedUids.add(r.uid);
       }
-      if (b.outcome === "promoted" && r.reward >= o.successThreshold) {
+      if (b.outcome === "promoted" && r.reward !== null && r.reward >= o.successThreshold) {
         successful++;
         if (out.label) successfulFlagged++;
       }

@@ -1,4 +1,4 @@
-import type { Rollout } from "@evotrainer/contract";
+import { hasResult, type Rollout } from "@evotrainer/contract";
 import { informativeness, type Informativeness } from "../label-quality/informativeness.ts";
 import type { Label } from "./detector.ts";
 import type { CompiledHarness } from "./harness.ts";
@@ -89,13 +89,17 @@ export function healthReport(
 
   // The label census, most informative first: a label that fires as often on successes as on failures
   // explains nothing about the failures, however often it fires.
-  const succeeded = new Set(rollouts.filter((r) => r.reward >= harness.definition.gate.successThreshold).map((r) => r.uid));
+  // A rollout without a known result is neither: it is left out of both sides.
+  const scored = rollouts.filter(hasResult);
+  const scoredUids = new Set(scored.map((r) => r.uid));
+  const succeeded = new Set(scored.filter((r) => r.reward >= harness.definition.gate.successThreshold).map((r) => r.uid));
   const census: Finding[] = [];
   for (const [label, count] of Object.entries(metrics.label_count)) {
     if (count === 0) continue;
     const flagged = new Set(labels.filter((l) => l.label === label).map((l) => l.rolloutUid));
     const flaggedSucceeded = [...flagged].filter((uid) => succeeded.has(uid)).length;
-    const separation = informativeness({ flaggedFailed: flagged.size - flaggedSucceeded, failed: rollouts.length - succeeded.size, flaggedSucceeded, succeeded: succeeded.size });
+    const flaggedScored = [...flagged].filter((uid) => scoredUids.has(uid)).length;
+    const separation = informativeness({ flaggedFailed: flaggedScored - flaggedSucceeded, failed: scored.length - succeeded.size, flaggedSucceeded, succeeded: succeeded.size });
     census.push({
       layer: "behaviour",
       level: "INFO",

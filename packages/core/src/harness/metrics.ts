@@ -1,4 +1,4 @@
-import type { Rollout } from "@evotrainer/contract";
+import { hasResult, type Rollout } from "@evotrainer/contract";
 import { isDeadGroup } from "../dead-group.ts";
 import { groupBy, mean, pearson, std } from "../stats.ts";
 import type { Label } from "./detector.ts";
@@ -38,7 +38,15 @@ export interface MetricOptions {
 }
 
 export function isSuccess(r: Rollout, invalid: ReadonlySet<string>, threshold: number): boolean {
-  return r.reward >= threshold && !invalid.has(r.uid);
+  return r.reward !== null && r.reward >= threshold && !invalid.has(r.uid);
+}
+
+/**
+ * A rollout fails when its reward is under the threshold or a validity detector flagged it. One
+ * without a known result and no validity flag is neither a failure nor a success.
+ */
+export function isFailure(r: Rollout, invalid: ReadonlySet<string>, threshold: number): boolean {
+  return invalid.has(r.uid) || (r.reward !== null && r.reward < threshold);
 }
 
 /** The rollouts carrying each label (a rollout counts once however many detectors gave it), labels sorted. */
@@ -71,10 +79,12 @@ export function computeMetrics(
   const invalid = new Set(labels.filter((l) => l.validity).map((l) => l.rolloutUid));
   const truncatedByLabel = new Set(labels.filter((l) => l.label === "truncated").map((l) => l.rolloutUid));
 
-  const rewards = rollouts.map((r) => r.reward);
-  const successes = rollouts.filter((r) => isSuccess(r, invalid, threshold));
+  // Reward statistics read the rollouts with a known result; label and length ones read all.
+  const scored = rollouts.filter(hasResult);
+  const rewards = scored.map((r) => r.reward);
+  const successes = scored.filter((r) => isSuccess(r, invalid, threshold));
   const truncated = rollouts.filter((r) => r.truncated || r.finishReason === "length" || truncatedByLabel.has(r.uid));
-  const groups = [...groupBy(rollouts, (r) => r.groupId).values()].filter((g) => g.length >= 2);
+  const groups = [...groupBy(scored, (r) => r.groupId).values()].filter((g) => g.length >= 2);
   const dead = groups.filter((g) => isDeadGroup(g.map((r) => r.reward)));
 
   const n = rollouts.length;
@@ -93,10 +103,10 @@ export function computeMetrics(
       groups: groups.length,
       reward_mean: mean(rewards),
       reward_std: std(rewards),
-      pass_rate: n === 0 ? 0 : successes.length / n,
+      pass_rate: scored.length === 0 ? 0 : successes.length / scored.length,
       dead_group_ratio: groups.length === 0 ? 0 : dead.length / groups.length,
       truncation_rate: n === 0 ? 0 : truncated.length / n,
-      length_reward_corr: pearson(rollouts.map((r) => r.responseTokens), rewards),
+      length_reward_corr: pearson(scored.map((r) => r.responseTokens), rewards),
       mean_response_tokens: mean(rollouts.map((r) => r.responseTokens)),
       label_rate,
       label_count,
@@ -105,7 +115,7 @@ export function computeMetrics(
     examples: {
       dead_group_ratio: dead.slice(0, maxExamples).map((g) => g[0]!.uid),
       truncation_rate: truncated.slice(0, maxExamples).map((r) => r.uid),
-      pass_rate: rollouts.filter((r) => !isSuccess(r, invalid, threshold)).slice(0, maxExamples).map((r) => r.uid),
+      pass_rate: scored.filter((r) => !isSuccess(r, invalid, threshold)).slice(0, maxExamples).map((r) => r.uid),
       label_rate: labelExamples,
     },
   };

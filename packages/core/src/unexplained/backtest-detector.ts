@@ -1,6 +1,6 @@
 import type { Rollout } from "@evotrainer/contract";
 import { compileDetector, verifyDetectorCases, type CaseFailure, type DetectorDefinition, type Label } from "../harness/detector.ts";
-import { isSuccess } from "../harness/metrics.ts";
+import { isFailure, isSuccess } from "../harness/metrics.ts";
 import { rolloutBindings, type RolloutContext } from "../harness/rollout-variables.ts";
 import { informativeness, type Informativeness } from "../label-quality/informativeness.ts";
 import { wilson } from "../label-quality/wilson.ts";
@@ -70,6 +70,8 @@ export function backtestDetector(input: DetectorBacktestInput): BacktestResult {
   let firstError: string | null = null;
   let failed = 0;
   let flaggedFailed = 0;
+  let succeeded = 0;
+  let flaggedSucceeded = 0;
   for (const r of input.rollouts) {
     const out = detector.apply(r.uid, rolloutBindings(r, input.context));
     if (out.error !== undefined) {
@@ -78,15 +80,16 @@ export function backtestDetector(input: DetectorBacktestInput): BacktestResult {
     }
     const hit = out.label !== undefined;
     if (hit) flaggedUids.add(r.uid);
-    if (!isSuccess(r, invalid, input.successThreshold)) {
+    if (isFailure(r, invalid, input.successThreshold)) {
       failed++;
       if (hit) flaggedFailed++;
+    } else if (isSuccess(r, invalid, input.successThreshold)) {
+      succeeded++;
+      if (hit) flaggedSucceeded++;
     }
   }
   const n = input.rollouts.length;
   const flagged = flaggedUids.size;
-  const succeeded = n - failed;
-  const flaggedSucceeded = flagged - flaggedFailed;
   const label = detector.definition.label;
   const verdicts = (input.reviews ?? []).filter((v) => v.label === label && flaggedUids.has(v.rolloutUid));
   const confirmed = verdicts.filter((v) => v.present).length;

@@ -1,6 +1,6 @@
 import type { Rollout } from "@evotrainer/contract";
 import type { Domain, Label } from "../harness/detector.ts";
-import { isSuccess } from "../harness/metrics.ts";
+import { isFailure, isSuccess } from "../harness/metrics.ts";
 import { DEFAULT_GAP_OPTIONS } from "../harness-evolution/gap-check.ts";
 import { informativeness } from "../label-quality/informativeness.ts";
 import { errorSignature, type ErrorSignature } from "./error-signature.ts";
@@ -39,14 +39,14 @@ export interface UnexplainedOptions {
 /**
  * The failures no detector names, grouped by exact normalised signature: largest cluster first, ties
  * by key, so the same rollouts always give the same clusters in the same order. A rollout is failed
- * by the gate's own rule (isSuccess) and explained by any label but an outcome label.
+ * by the gate's own rule (isFailure) and explained by any label but an outcome label.
  */
 export function unexplainedFailures(rollouts: readonly Rollout[], labels: readonly Pick<Label, "rolloutUid" | "label" | "validity">[], options: UnexplainedOptions): UnexplainedFailures {
   const outcome = new Set([...(options.outcomeLabels ?? DEFAULT_GAP_OPTIONS.outcomeLabels), ...(options.notExplaining ?? [])]);
   const maxExamples = options.maxExamples ?? 5;
   const invalid = new Set(labels.filter((l) => l.validity).map((l) => l.rolloutUid));
   const explained = new Set(labels.filter((l) => !outcome.has(l.label)).map((l) => l.rolloutUid));
-  const failed = rollouts.filter((r) => !isSuccess(r, invalid, options.successThreshold));
+  const failed = rollouts.filter((r) => isFailure(r, invalid, options.successThreshold));
   const clusters = new Map<string, FailureCluster>();
   let unexplained = 0;
   for (const r of failed) {
@@ -71,13 +71,15 @@ export function unexplainedFailures(rollouts: readonly Rollout[], labels: readon
  */
 export function nonSeparatingLabels(rollouts: readonly Rollout[], labels: readonly Pick<Label, "rolloutUid" | "label" | "validity">[], successThreshold: number): string[] {
   const invalid = new Set(labels.filter((l) => l.validity).map((l) => l.rolloutUid));
-  const failed = new Set(rollouts.filter((r) => !isSuccess(r, invalid, successThreshold)).map((r) => r.uid));
+  const failed = new Set(rollouts.filter((r) => isFailure(r, invalid, successThreshold)).map((r) => r.uid));
+  const succeeded = new Set(rollouts.filter((r) => isSuccess(r, invalid, successThreshold)).map((r) => r.uid));
   const byLabel = new Map<string, Set<string>>();
   for (const l of labels) (byLabel.get(l.label) ?? byLabel.set(l.label, new Set()).get(l.label)!).add(l.rolloutUid);
   const out: string[] = [];
   for (const [label, uids] of byLabel) {
     const flaggedFailed = [...uids].filter((u) => failed.has(u)).length;
-    const counts = { flaggedFailed, failed: failed.size, flaggedSucceeded: uids.size - flaggedFailed, succeeded: rollouts.length - failed.size };
+    const flaggedSucceeded = [...uids].filter((u) => succeeded.has(u)).length;
+    const counts = { flaggedFailed, failed: failed.size, flaggedSucceeded, succeeded: succeeded.size };
     if (informativeness(counts).separates !== "failures") out.push(label);
   }
   return out.sort();

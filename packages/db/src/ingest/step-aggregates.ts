@@ -19,46 +19,47 @@ export async function addToStepAggregates(client: pg.PoolClient, branchId: strin
     text: `WITH batch AS (
        SELECT split, step, "groupId", reward, truncated, "responseTokens" FROM "Rollout" WHERE id = ANY($2::bigint[])
      ), added_groups AS (
-       SELECT split, step, "groupId", count(*)::int AS rollouts, min(reward) AS lo, max(reward) AS hi
+       -- count(reward), min and max skip the rollouts without a known result.
+       SELECT split, step, "groupId", count(reward)::int AS rewarded, min(reward) AS lo, max(reward) AS hi
          FROM batch GROUP BY split, step, "groupId"
      ), old_groups AS (
-       SELECT g.split, g.step, g."groupId", g.rollouts, g."minReward", g."maxReward"
+       SELECT g.split, g.step, g."groupId", g.rewarded, g."minReward", g."maxReward"
          FROM "StepGroupStat" g JOIN added_groups USING (split, step, "groupId") WHERE g."branchId" = $1
      ), new_groups AS (
-       INSERT INTO "StepGroupStat" AS g ("branchId", split, step, "groupId", rollouts, "minReward", "maxReward")
-       SELECT $1, split, step, "groupId", rollouts, lo, hi FROM added_groups
+       INSERT INTO "StepGroupStat" AS g ("branchId", split, step, "groupId", rewarded, "minReward", "maxReward")
+       SELECT $1, split, step, "groupId", rewarded, lo, hi FROM added_groups
        ON CONFLICT ("branchId", split, step, "groupId") DO UPDATE
-         SET rollouts = g.rollouts + EXCLUDED.rollouts,
+         SET rewarded = g.rewarded + EXCLUDED.rewarded,
              "minReward" = LEAST(g."minReward", EXCLUDED."minReward"), "maxReward" = GREATEST(g."maxReward", EXCLUDED."maxReward")
-       RETURNING split, step, "groupId", rollouts, "minReward", "maxReward"
+       RETURNING split, step, "groupId", rewarded, "minReward", "maxReward"
      ), group_deltas AS (
-       -- What each step gains in groups of two rollouts or more, and in dead ones among them.
+       -- What each step gains in groups of two rewarded rollouts or more, and in dead ones among them.
        SELECT n.split, n.step,
-              sum((n.rollouts >= 2)::int - COALESCE((o.rollouts >= 2)::int, 0))::int AS groups,
-              sum((n.rollouts >= 2 AND n."minReward" = n."maxReward")::int
-                  - COALESCE((o.rollouts >= 2 AND o."minReward" = o."maxReward")::int, 0))::int AS dead
+              sum((n.rewarded >= 2)::int - COALESCE((o.rewarded >= 2)::int, 0))::int AS groups,
+              sum((n.rewarded >= 2 AND n."minReward" = n."maxReward")::int
+                  - COALESCE((o.rewarded >= 2 AND o."minReward" = o."maxReward")::int, 0))::int AS dead
          FROM new_groups n LEFT JOIN old_groups o USING (split, step, "groupId") GROUP BY n.split, n.step
      ), added_steps AS (
        -- numeric: an exact sum, the same whatever order and batches the rewards are added in.
-       SELECT split, step, count(*)::int AS rollouts, sum(reward::numeric) AS reward_sum,
+       SELECT split, step, count(*)::int AS rollouts, count(reward)::int AS rewarded, COALESCE(sum(reward::numeric), 0) AS reward_sum,
               sum(truncated::int)::int AS truncated, sum("responseTokens")::bigint AS tokens
          FROM batch GROUP BY split, step
      ), steps AS (
-       INSERT INTO "StepStat" AS s ("branchId", split, step, rollouts, "rewardSum", truncated, "responseTokens", groups, "deadGroups")
-       SELECT $1, a.split, a.step, a.rollouts, a.reward_sum, a.truncated, a.tokens, d.groups, d.dead
+       INSERT INTO "StepStat" AS s ("branchId", split, step, rollouts, rewarded, "rewardSum", truncated, "responseTokens", groups, "deadGroups")
+       SELECT $1, a.split, a.step, a.rollouts, a.rewarded, a.reward_sum, a.truncated, a.tokens, d.groups, d.dead
          FROM added_steps a JOIN group_deltas d USING (split, step)
        ON CONFLICT ("branchId", split, step) DO UPDATE
-         SET rollouts = s.rollouts + EXCLUDED.rollouts, "rewardSum" = s."rewardSum" + EXCLUDED."rewardSum",
+         SET rollouts = s.rollouts + EXCLUDED.rollouts, rewarded = s.rewarded + EXCLUDED.rewarded, "rewardSum" = s."rewardSum" + EXCLUDED."rewardSum",
              truncated = s.truncated + EXCLUDED.truncated, "responseTokens" = s."responseTokens" + EXCLUDED."responseTokens",
              groups = s.groups + EXCLUDED.groups, "deadGroups" = s."deadGroups" + EXCLUDED."deadGroups"
-       RETURNING split, step, rollouts, "rewardSum", truncated, "responseTokens", groups, "deadGroups"
+       RETURNING split, step, rollouts, rewarded, "rewardSum", truncated, "responseTokens", groups, "deadGroups"
      ), labels AS (
        SELECT s.split, s.step, s.label, max(s.count::float8 / NULLIF(s.total, 0)) AS rate
          FROM "LabelStat" s JOIN added_steps USING (split, step) WHERE s."branchId" = $1 GROUP BY s.split, s.step, s.label
      ), points AS (
        SELECT split, step, v.name, v.value
          FROM steps,
-              LATERAL (VALUES ('reward_mean', ("rewardSum" / rollouts)::float8),
+              LATERAL (VALUES ('reward_mean', ("rewardSum" / NULLIF(rewarded, 0))::float8),
                               ('truncation_rate', (truncated::numeric / rollouts)::float8),
                               ('response_tokens_mean', ("responseTokens"::numeric / rollouts)::float8),
                               ('dead_group_ratio', COALESCE(("deadGroups"::numeric / NULLIF(groups, 0))::float8, 0)),
@@ -66,27 +67,28 @@ export async function addToStepAggregates(client: pg.PoolClient, branchId: strin
        UNION ALL
        SELECT split, step, 'label/' || label, COALESCE(rate, 0) FROM labels
      )
+     -- A step none of whose rollouts has a known result has no reward_mean point.
      INSERT INTO "MetricPoint" ("branchId", name, step, value)
-     SELECT $1, split::text || '/' || name, step, value FROM points
+     SELECT $1, split::text || '/' || name, step, value FROM points WHERE value IS NOT NULL
      ON CONFLICT ("branchId", name, step) DO UPDATE SET value = EXCLUDED.value`,
     values: [branchId, rolloutIds.map(String)],
   });
 }
 
-/** A stored rollout whose reward changed (its result joined on a re-import): where it is, and the reward before and after. */
+/** A stored rollout whose reward changed (its result joined on a re-import): where it is, and the reward before and after (null: unknown). */
 export interface RewardChange {
   split: string;
   step: number;
   groupId: string;
-  before: number;
-  after: number;
+  before: number | null;
+  after: number | null;
 }
 
 /**
  * Moves the aggregates of the steps whose stored rewards changed, in the caller's transaction: each
- * step's reward sum by the exact difference, each changed group's lowest and highest reward from its
- * rows (a group is a task's few samples), the step's dead groups by the groups that died or came
- * alive, and the step's `reward_mean` and `dead_group_ratio` points from the new totals.
+ * step's reward sum and count of known rewards by the exact difference, each changed group's known
+ * rewards from its rows (a group is a task's few samples), the step's groups and dead groups by the
+ * groups that changed, and the step's `reward_mean` and `dead_group_ratio` points from the new totals.
  */
 export async function changeStepAggregates(client: pg.PoolClient, branchId: string, changes: readonly RewardChange[]): Promise<void> {
   if (changes.length === 0) return;
@@ -98,36 +100,42 @@ export async function changeStepAggregates(client: pg.PoolClient, branchId: stri
      ), changed_groups AS (
        SELECT DISTINCT split, step, "groupId" FROM changes
      ), fresh AS (
-       SELECT r.split, r.step, r."groupId", min(r.reward) AS lo, max(r.reward) AS hi
+       SELECT r.split, r.step, r."groupId", count(r.reward)::int AS rewarded, min(r.reward) AS lo, max(r.reward) AS hi
          FROM "Rollout" r JOIN changed_groups g ON r.split = g.split AND r.step = g.step AND r."groupId" = g."groupId"
         WHERE r."branchId" = $1 GROUP BY r.split, r.step, r."groupId"
      ), old_groups AS (
-       SELECT g.split, g.step, g."groupId", g.rollouts, g."minReward", g."maxReward"
+       SELECT g.split, g.step, g."groupId", g.rewarded, g."minReward", g."maxReward"
          FROM "StepGroupStat" g JOIN changed_groups USING (split, step, "groupId") WHERE g."branchId" = $1
      ), new_groups AS (
-       UPDATE "StepGroupStat" g SET "minReward" = f.lo, "maxReward" = f.hi
+       UPDATE "StepGroupStat" g SET rewarded = f.rewarded, "minReward" = f.lo, "maxReward" = f.hi
          FROM fresh f WHERE g."branchId" = $1 AND g.split = f.split AND g.step = f.step AND g."groupId" = f."groupId"
-       RETURNING g.split, g.step, g."groupId", g.rollouts, g."minReward", g."maxReward"
-     ), dead_deltas AS (
+       RETURNING g.split, g.step, g."groupId", g.rewarded, g."minReward", g."maxReward"
+     ), group_deltas AS (
+       -- COALESCE: a group whose rewards were all unknown was neither counted nor dead.
        SELECT n.split, n.step,
-              sum((n.rollouts >= 2 AND n."minReward" = n."maxReward")::int - (o.rollouts >= 2 AND o."minReward" = o."maxReward")::int)::int AS dead
+              sum((n.rewarded >= 2)::int - (o.rewarded >= 2)::int)::int AS groups,
+              sum(COALESCE((n.rewarded >= 2 AND n."minReward" = n."maxReward")::int, 0)
+                  - COALESCE((o.rewarded >= 2 AND o."minReward" = o."maxReward")::int, 0))::int AS dead
          FROM new_groups n JOIN old_groups o USING (split, step, "groupId") GROUP BY n.split, n.step
      ), reward_deltas AS (
        -- The same casts as the sums added: the totals stay what a recount of the rows gives.
-       SELECT split, step, sum(after::numeric - before::numeric) AS delta FROM changes GROUP BY split, step
+       SELECT split, step, sum(COALESCE(after::numeric, 0) - COALESCE(before::numeric, 0)) AS delta,
+              sum((after IS NOT NULL)::int - (before IS NOT NULL)::int)::int AS rewarded
+         FROM changes GROUP BY split, step
      ), steps AS (
-       UPDATE "StepStat" s SET "rewardSum" = s."rewardSum" + r.delta, "deadGroups" = s."deadGroups" + COALESCE(d.dead, 0)
-         FROM reward_deltas r LEFT JOIN dead_deltas d USING (split, step)
+       UPDATE "StepStat" s SET "rewardSum" = s."rewardSum" + r.delta, rewarded = s.rewarded + r.rewarded,
+              groups = s.groups + COALESCE(d.groups, 0), "deadGroups" = s."deadGroups" + COALESCE(d.dead, 0)
+         FROM reward_deltas r LEFT JOIN group_deltas d USING (split, step)
         WHERE s."branchId" = $1 AND s.split = r.split AND s.step = r.step
-       RETURNING s.split, s.step, s.rollouts, s."rewardSum", s.groups, s."deadGroups"
+       RETURNING s.split, s.step, s.rewarded, s."rewardSum", s.groups, s."deadGroups"
      ), points AS (
        SELECT split, step, v.name, v.value
          FROM steps,
-              LATERAL (VALUES ('reward_mean', ("rewardSum" / rollouts)::float8),
+              LATERAL (VALUES ('reward_mean', ("rewardSum" / NULLIF(rewarded, 0))::float8),
                               ('dead_group_ratio', COALESCE(("deadGroups"::numeric / NULLIF(groups, 0))::float8, 0))) AS v(name, value)
      )
      INSERT INTO "MetricPoint" ("branchId", name, step, value)
-     SELECT $1, split::text || '/' || name, step, value FROM points
+     SELECT $1, split::text || '/' || name, step, value FROM points WHERE value IS NOT NULL
      ON CONFLICT ("branchId", name, step) DO UPDATE SET value = EXCLUDED.value`,
     [branchId, JSON.stringify(changes)],
   );

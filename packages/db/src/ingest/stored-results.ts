@@ -31,7 +31,7 @@ export async function updateStoredResults(client: pg.PoolClient, branchId: strin
   }));
   // The same lock as adding to the aggregates: the rewards read here are the ones the totals hold.
   await client.query(`SELECT pg_advisory_xact_lock(hashtext('step-aggregates:' || $1))`, [branchId]);
-  const { rows } = await client.query<{ split: string; step: number; groupId: string; before: number; after: number }>(
+  const { rows } = await client.query<{ split: string; step: number; groupId: string; before: number | null; after: number | null }>(
     `WITH incoming AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS i(uid text, reward float8, "rewardComponents" jsonb, "testResults" jsonb, extra jsonb)
      ), changed AS (

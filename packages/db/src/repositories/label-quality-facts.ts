@@ -48,7 +48,7 @@ export interface BranchFiring {
  * on the branches that came after it.
  */
 async function outcomesOf(db: Tx, runId: string, detectorIds: string[], successThreshold: number) {
-  const rows = await db.$queryRawUnsafe<{ detectorId: string; branchId: string; version: number; succeeded: boolean; n: number; flagged: number }[]>(
+  const rows = await db.$queryRawUnsafe<{ detectorId: string; branchId: string; version: number; succeeded: boolean | null; n: number; flagged: number }[]>(
     `SELECT s."detectorId", b.id AS "branchId", b.version, (r.reward >= $3) AS succeeded, count(*)::int AS n, count(l.id)::int AS flagged ${RAN_ON} GROUP BY 1, 2, 3, 4`,
     runId,
     detectorIds,
@@ -57,6 +57,8 @@ async function outcomesOf(db: Tx, runId: string, detectorIds: string[], successT
   const runCounts = new Map(detectorIds.map((id) => [id, noFlags()]));
   const branchCounts = new Map(detectorIds.map((id) => [id, new Map<string, { version: number; counts: FlagCounts }>()]));
   for (const r of rows) {
+    // A rollout without a known result (succeeded is null) is neither a failure nor a success.
+    if (r.succeeded === null) continue;
     const perBranch = branchCounts.get(r.detectorId)!;
     const branch = perBranch.get(r.branchId) ?? perBranch.set(r.branchId, { version: r.version, counts: noFlags() }).get(r.branchId)!;
     for (const c of [runCounts.get(r.detectorId)!, branch.counts]) {

@@ -147,7 +147,8 @@ function examples(context: LlmContext): string[] {
   const queues = [...byLabel.entries()].sort(([a, x], [b, y]) => y.length - x.length || a.localeCompare(b)).map(([, rs]) => rs);
   const ordered: Rollout[] = [];
   for (let i = 0; queues.some((q) => i < q.length); i++) for (const q of queues) if (i < q.length) ordered.push(q[i]!);
-  ordered.push(...[...train].sort((a, b) => a.reward - b.reward));
+  // Lowest reward first; an unknown result last.
+  ordered.push(...[...train].sort((a, b) => (a.reward ?? Infinity) - (b.reward ?? Infinity)));
   const unique = [...new Map(ordered.map((r) => [r.uid, r])).values()].slice(0, MAX_EXAMPLES);
   return unique.map((r) => exampleLine(r, labelsOf.get(r.uid) ?? []));
 }

@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
 import { recipeDifferences } from "../branch/recipe-diff";
-import { branchPath, fmtDelta, fmtScore } from "../format";
+import { branchPath, fmtDelta, fmtReward, fmtScore } from "../format";
 import { QueryState } from "../query-state";
 import { ScrollBlock } from "../scroll-block";
 import { TaskHistory } from "../rollouts/task-history";
@@ -149,7 +149,7 @@ function Tasks({ data, basePath, runId }: { data: Compared; basePath: string; ru
                     <strong>{name(b)}</strong>{" "}
                     {r ? (
                       <>
-                        reward {fmtScore(r.reward)} · step {r.step}
+                        reward {fmtReward(r.reward)} · step {r.step}
                         {r.truncated ? " · truncated" : ""} {r.labels.map((l) => <span key={l} className="pill bad">{l}</span>)}{" "}
                         <a href={`${branchPath(basePath, b.id)}/rollouts?r=${r.id}`}>open</a>
                       </>

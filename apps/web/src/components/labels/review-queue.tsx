@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
-import { fmtScore } from "../format";
+import { fmtReward } from "../format";
 import { QueryState } from "../query-state";
 import { evidenceSummary } from "../rollouts/evidence-summary";
 import { RolloutText } from "../rollouts/rollout-detail";
@@ -44,7 +44,7 @@ function Question({ item, canReview, onAnswered, onSkip }: { item: { rolloutId: 
           return (
             <>
               <p>
-                v{r.branch.version} · {r.split} · step {r.step} · task {r.taskId} · reward {fmtScore(r.reward)} · finish {r.finishReason ?? "—"}
+                v{r.branch.version} · {r.split} · step {r.step} · task {r.taskId} · reward {fmtReward(r.reward)} · finish {r.finishReason ?? "—"}
               </p>
               <p>
                 {r.labels.length === 0 ? <span className="muted">No labels.</span> : r.labels.map((l) => <LabelChip key={String(l.id)} quality={l.quality} validity={l.detector.validity} />)}

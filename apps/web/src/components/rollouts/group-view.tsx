@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
-import { fmtNumber, fmtScore } from "../format";
+import { fmtNumber, fmtReward } from "../format";
 import { QueryState } from "../query-state";
 
 /** One GRPO group side by side: each sample's reward, advantage, labels and length, and whether the group is dead. */
@@ -56,7 +56,7 @@ export function GroupView({ rolloutId, rolloutsPath }: { rolloutId: string; roll
                     <td>
                       <a href={`${rolloutsPath}?r=${m.id}`}>sample {m.sample}</a>
                     </td>
-                    <td>{fmtScore(m.reward)}</td>
+                    <td>{fmtReward(m.reward)}</td>
                     <td>{fmtNumber(m.advantage)}</td>
                     <td>{m.responseTokens}</td>
                     <td>{m.truncated ? "truncated" : (m.finishReason ?? "—")}</td>

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
-import { fmtNumber, fmtScore } from "../format";
+import { fmtNumber, fmtReward } from "../format";
 import { KeyValues } from "../key-values";
 import { LabelChip } from "../labels/label-chip";
 import { useReviewKeys } from "../labels/use-review-keys";
@@ -46,7 +46,7 @@ function Compare({ rolloutId, runId, branchId }: { rolloutId: string; runId: str
                 {compare.data!.rollouts.map((r) => (
                   <div key={String(r.id)} className="compare-item">
                     <p className="muted">
-                      v{compare.data!.version} · step {r.step} · sample {r.sample} · reward {fmtScore(r.reward)} {r.labels.map((l) => l.label).join(", ")}
+                      v{compare.data!.version} · step {r.step} · sample {r.sample} · reward {fmtReward(r.reward)} {r.labels.map((l) => l.label).join(", ")}
                     </p>
                     {r.response ? <ScrollBlock name={`Response of v${compare.data!.version}, sample ${r.sample}`}>{r.response}</ScrollBlock> : r.trajectory ? <TrajectoryView trajectory={r.trajectory} /> : <p className="muted">Text not kept.</p>}
                   </div>
@@ -192,7 +192,7 @@ export function RolloutDetail({ rolloutId, readOnly, onClose }: { rolloutId: str
                   GRPO group {r.groupId} side by side →
                 </a>
               </p>
-              <h4>Reward {fmtScore(r.reward)}</h4>
+              <h4>Reward {fmtReward(r.reward)}</h4>
               <table className="kv">
                 <tbody>
                   {Object.entries((r.rewardComponents ?? {}) as Record<string, unknown>).map(([k, v]) => (

@@ -7,7 +7,7 @@ import { createColumnHelper, tableFeatures, useTable } from "@tanstack/react-tab
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { RouterOutputs } from "@evotrainer/api";
 import { useTRPC } from "~/trpc/react";
-import { fmtScore } from "../format";
+import { fmtReward } from "../format";
 import { LabelChip } from "../labels/label-chip";
 import { RolloutDetail } from "./rollout-detail";
 
@@ -21,7 +21,7 @@ const columns = helper.columns([
   helper.accessor("step", { header: "step" }),
   helper.accessor("taskId", { header: "task" }),
   helper.accessor("sample", { header: "sample" }),
-  helper.accessor((r) => fmtScore(r.reward), { id: "reward", header: "reward" }),
+  helper.accessor((r) => fmtReward(r.reward), { id: "reward", header: "reward" }),
   helper.accessor("responseTokens", { header: "tokens" }),
   helper.accessor((r) => r.labels.map((l) => l.label).join(", "), {
     id: "labels",
