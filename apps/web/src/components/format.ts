@@ -1,7 +1,7 @@
 export const fmtScore = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(3));
 
 /** A rollout's reward: null is a result nobody recorded (an imported trajectory the harness never scored), not a failure. */
-export const fmtReward = (x: number | null) => (x === null ? "unknown" : x.toFixed(3));
+export const fmtReward = (x: number | null) => (x === null ? "unknown" : fmtScore(x));
 
 /** A change with its sign; a whole-number change (counts) stays a whole number. */
 export const fmtDelta = (x: number | null | undefined) =>

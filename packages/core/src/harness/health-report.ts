@@ -90,16 +90,17 @@ export function healthReport(
   // The label census, most informative first: a label that fires as often on successes as on failures
   // explains nothing about the failures, however often it fires.
   // A rollout without a known result is neither: it is left out of both sides.
+  const threshold = harness.definition.gate.successThreshold;
   const scored = rollouts.filter(hasResult);
-  const scoredUids = new Set(scored.map((r) => r.uid));
-  const succeeded = new Set(scored.filter((r) => r.reward >= harness.definition.gate.successThreshold).map((r) => r.uid));
+  const succeeded = new Set(scored.filter((r) => r.reward >= threshold).map((r) => r.uid));
+  const failed = new Set(scored.filter((r) => r.reward < threshold).map((r) => r.uid));
   const census: Finding[] = [];
   for (const [label, count] of Object.entries(metrics.label_count)) {
     if (count === 0) continue;
     const flagged = new Set(labels.filter((l) => l.label === label).map((l) => l.rolloutUid));
     const flaggedSucceeded = [...flagged].filter((uid) => succeeded.has(uid)).length;
-    const flaggedScored = [...flagged].filter((uid) => scoredUids.has(uid)).length;
-    const separation = informativeness({ flaggedFailed: flaggedScored - flaggedSucceeded, failed: scored.length - succeeded.size, flaggedSucceeded, succeeded: succeeded.size });
+    const flaggedFailed = [...flagged].filter((uid) => failed.has(uid)).length;
+    const separation = informativeness({ flaggedFailed, failed: failed.size, flaggedSucceeded, succeeded: succeeded.size });
     census.push({
       layer: "behaviour",
       level: "INFO",
