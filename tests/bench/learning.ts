@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { trlAdapter } from "@evotrainer/adapters";
-import { jobSchema, readEval, type Job } from "@evotrainer/contract";
+import { jobSchema, metricsLineSchema, paths, readEval, type Job } from "@evotrainer/contract";
 import { createDatabase, type RunReport } from "@evotrainer/db";
 import { createTestDatabase } from "@evotrainer/db/testing";
 import { DEFAULT_REDIS_URL } from "@evotrainer/queue";
@@ -86,11 +86,12 @@ const loopConfig = (seed: number) => ({
   trainer: { python: TRL_PYTHON, dataset: tiny.train, args: referenceTrainerArgs },
 });
 
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
 /** CPU seconds of this process's waited-for children so far (/proc/self/stat's cutime + cstime). */
 function childCpuSeconds(): number {
   const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
-  const ticks = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
-  return (Number(fields[13]) + Number(fields[14])) / ticks;
+  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
 }
 
 /** This process's own CPU seconds (the worker runs in it) and its children's. */
@@ -101,12 +102,12 @@ const cpuNow = () => {
 
 /** Training reward by step from a job's metrics.jsonl (TRL logs the batch's mean reward as `reward`). */
 function rewardCurve(outputDir: string, offset = 0): [number, number][] {
-  const file = join(outputDir, "metrics.jsonl");
+  const file = paths(outputDir).metrics;
   if (!existsSync(file)) return [];
   return readFileSync(file, "utf8")
     .split("\n")
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as { step: number; data: Record<string, number | null> })
+    .map((line) => metricsLineSchema.parse(JSON.parse(line)))
     .filter((m) => typeof m.data.reward === "number")
     .map((m) => [offset + m.step, m.data.reward as number]);
 }
